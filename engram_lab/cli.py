@@ -1,0 +1,205 @@
+"""The ``engram`` command. A user's mistake prints one line on stderr and exits 2, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engram_lab import __version__
+from engram_lab.engine import SEARCH_MODES, Engine
+from engram_lab.errors import EngramError
+from engram_lab.indexer import IndexReport
+from engram_lab.retrieve.results import SearchResult, search_payload, snippet
+from engram_lab.sample import copy_sample_vault
+from engram_lab.status import StatusReport
+
+
+def _print_index(report: IndexReport) -> None:
+    parts = [
+        f"{len(report.added)} added",
+        f"{len(report.updated)} updated",
+        f"{len(report.renamed)} renamed",
+        f"{len(report.deleted)} deleted",
+        f"{len(report.failed)} failed",
+        f"{report.unchanged} unchanged",
+    ]
+    print(f"indexed in {report.seconds:.2f}s: " + ", ".join(parts))
+    for old, new in report.renamed:
+        print(f"  renamed  {old} -> {new}")
+    for path, reason in report.failed:
+        print(f"  failed   {path}: {reason}", file=sys.stderr)
+    for warning in report.warnings:
+        print(f"  skipped  {warning}", file=sys.stderr)
+
+
+def _print_status(report: StatusReport) -> None:
+    counts = ", ".join(f"{n} {status}" for status, n in report.counts.items())
+    print(f"{report.total} documents: {counts}")
+    if report.new:
+        print(f"{len(report.new)} new on disk, not indexed yet: run `engram index`")
+    if report.deleted:
+        print(f"{len(report.deleted)} deleted on disk, still in the index: run `engram index`")
+    for path in report.stale:
+        print(f"  stale    {path}")
+    for path, reason in report.failed:
+        print(f"  failed   {path}: {reason}")
+
+
+def _print_results(query: str, results: list[SearchResult]) -> None:
+    print(f'\nsearch: "{query}"')
+    if not results:
+        print("  no matching passage")
+    for result in results:
+        print(f"  {result.rank}. [{result.score:.2f}] {result.provenance()}")
+        print(f"     {snippet(result.text, 200)}")
+
+
+def _read_queries(path: Path) -> list[dict[str, Any]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise EngramError(f"{path}: cannot read: {exc.strerror}") from None
+    queries = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EngramError(f"{path}:{number}: not a JSON line: {exc.msg}") from None
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            raise EngramError(f'{path}:{number}: expected {{"id": ..., "question": "..."}}')
+        queries.append(item)
+    return queries
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    _print_index(Engine(args.vault).index(full=args.full, progress=False if args.quiet else None))
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    report = Engine(args.vault).status()
+    if args.json:
+        print(json.dumps({"counts": report.counts, "failed": [{"path": p, "error": e} for p, e in report.failed],
+                          "stale": report.stale, "new": report.new, "deleted": report.deleted}, indent=2))
+    else:
+        _print_status(report)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    engine = Engine(args.vault)
+    if args.queries is not None:
+        if args.question is not None:
+            raise EngramError("give either a question or --queries FILE, not both")
+        for item in _read_queries(args.queries):
+            results = engine.search(item["question"], k=args.k, mode=args.mode)
+            print(json.dumps({"id": item.get("id"), **search_payload(item["question"], args.mode, results)}, ensure_ascii=False))
+        return 0
+    if args.question is None:
+        raise EngramError("search needs a question (or --queries FILE.jsonl)")
+    results = engine.search(args.question, k=args.k, mode=args.mode)
+    if args.json:
+        print(json.dumps(search_payload(args.question, args.mode, results), ensure_ascii=False, indent=2))
+    else:
+        _print_results(args.question, results)
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    engine = Engine(args.vault)
+    failures = 0
+    for source in args.files:
+        try:
+            done = engine.ingest(source)
+        except EngramError as exc:
+            print(f"engram: error: {exc}", file=sys.stderr)
+            failures += 1
+            continue
+        print(f"ingested {source} -> {done.note} (original kept as {done.source})")
+    return 2 if failures else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    count = Engine(args.vault).export_decisions(args.file)
+    print(f"exported {count} decisions to {args.file}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    counts = Engine(args.vault).import_decisions(args.file)
+    print(f"imported decisions from {args.file}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+    return 0
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    dest = copy_sample_vault(args.dest)
+    print(f"sample vault copied to {dest}; next: engram index {dest}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="engram", description="Document-grounded ontology memory over a Markdown vault.")
+    parser.add_argument("--version", action="version", version=f"engram-lab {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("index", help="bring the derived state in step with the notes (incremental)")
+    p.add_argument("vault", type=Path)
+    p.add_argument("--full", action="store_true", help="re-read every note, ignoring file times")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("status", help="document counts, and the failed documents with their reasons")
+    p.add_argument("vault", type=Path)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("search", help="search the indexed vault")
+    p.add_argument("vault", type=Path)
+    p.add_argument("question", nargs="?")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--mode", choices=SEARCH_MODES, default="keyword")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--queries", type=Path, help='JSON lines {"id": ..., "question": ...}; prints one JSON line each')
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("ingest", help="keep external files under sources/ and write Markdown conversions")
+    p.add_argument("vault", type=Path)
+    p.add_argument("files", type=Path, nargs="+")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("export-decisions", help="write the user decisions (judgments, verdicts) to a JSON file")
+    p.add_argument("vault", type=Path)
+    p.add_argument("file", type=Path)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import-decisions", help="merge decisions from a JSON export")
+    p.add_argument("vault", type=Path)
+    p.add_argument("file", type=Path)
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("sample-vault", help="copy the bundled sample vault to DEST")
+    p.add_argument("dest", type=Path)
+    p.set_defaults(func=cmd_sample)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except EngramError as exc:
+        print(f"engram: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("engram: interrupted; what was committed before stays", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

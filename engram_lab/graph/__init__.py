@@ -1,0 +1,1 @@
+"""Relational memory: identifiers and vocabulary of the derived graph."""

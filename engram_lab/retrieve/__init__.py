@@ -1,0 +1,1 @@
+"""Retrieval over the indexed vault; every result carries its provenance."""

@@ -1,0 +1,108 @@
+"""The SQLite ledger: one file, WAL mode, so kernels, the CLI and the server can share it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from engram_lab.errors import VaultError
+
+ENGRAM_DIR = ".engram"
+LEDGER_FILE = "ledger.sqlite"
+
+# Each entry upgrades the schema by one version; never edit a released entry, append a new one.
+_MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE documents (
+        doc_id TEXT PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        iri TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        title TEXT,
+        content_hash TEXT,
+        size INTEGER,
+        mtime_ns INTEGER,
+        status TEXT NOT NULL CHECK (status IN ('indexed', 'stale', 'failed', 'pending-review')),
+        extractor TEXT,
+        extractor_version TEXT,
+        error TEXT,
+        indexed_at TEXT,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE sections (
+        doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        cell_id TEXT,
+        heading TEXT,
+        heading_path TEXT NOT NULL,
+        start INTEGER NOT NULL,
+        "end" INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        PRIMARY KEY (doc_id, ordinal)
+    );
+    CREATE TABLE decisions (
+        decision_id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        object TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        made_at TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        retracted_at TEXT
+    );
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+)
+
+
+def engram_dir(vault: Path) -> Path:
+    return vault / ENGRAM_DIR
+
+
+def open_ledger(vault: Path) -> sqlite3.Connection:
+    """Open (creating and migrating as needed) the ledger of ``vault``.
+
+    Autocommit mode: callers group writes with ``with transaction(conn):``.
+    """
+    directory = engram_dir(vault)
+    try:
+        directory.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise VaultError(f"{vault}: cannot create {ENGRAM_DIR}/: {exc.strerror}") from None
+    try:
+        conn = sqlite3.connect(directory / LEDGER_FILE, timeout=30.0, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        _migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        raise VaultError(f"{directory / LEDGER_FILE}: cannot open the ledger: {exc}") from None
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+class transaction:
+    """``with transaction(conn):`` runs the block as one IMMEDIATE transaction (one writer at a time)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    with transaction(conn):
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(_MIGRATIONS):
+            raise VaultError(f"the ledger has schema version {version}, newer than this engram-lab knows; upgrade engram-lab")
+        for number in range(version, len(_MIGRATIONS)):
+            for statement in _MIGRATIONS[number].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number + 1}")

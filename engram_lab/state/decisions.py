@@ -1,0 +1,144 @@
+"""The decision ledger: judgments and verdicts, the only state that notes cannot rebuild.
+
+Decisions are never deleted, only retracted, so any earlier state can be restored
+and the history shows who decided what, when, and on which evidence. Export and
+import move them between machines (or across a deleted ``.engram/``) as plain JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from engram_lab.errors import DecisionFileError, EngramError
+from engram_lab.state.db import transaction
+from engram_lab.state.documents import now_iso
+
+EXPORT_FORMAT = "engram-decisions"
+EXPORT_VERSION = 1
+VERDICTS: dict[str, frozenset[str]] = {
+    "resolution": frozenset({"same", "broader", "narrower", "related", "distinct"}),
+    "supersession": frozenset({"accept", "reject"}),
+}
+_ACTOR = re.compile(r"^(auto|user|llm:\S+)$")
+
+
+@dataclass(frozen=True)
+class Decision:
+    decision_id: str
+    kind: str
+    subject: str
+    object: str
+    verdict: str
+    actor: str
+    made_at: str
+    evidence: dict[str, Any]
+    retracted_at: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.retracted_at is None
+
+
+def _validate(kind: str, verdict: str, actor: str) -> None:
+    if kind not in VERDICTS:
+        raise EngramError(f"unknown decision kind {kind!r}; known: {', '.join(sorted(VERDICTS))}")
+    if verdict not in VERDICTS[kind]:
+        raise EngramError(f"{verdict!r} is no {kind} verdict; use one of: {', '.join(sorted(VERDICTS[kind]))}")
+    if not _ACTOR.match(actor):
+        raise EngramError(f"actor must be 'auto', 'user' or 'llm:<model>', got {actor!r}")
+
+
+def _decision(r: sqlite3.Row) -> Decision:
+    return Decision(
+        r["decision_id"], r["kind"], r["subject"], r["object"], r["verdict"], r["actor"], r["made_at"],
+        json.loads(r["evidence"]), r["retracted_at"],
+    )
+
+
+class DecisionLedger:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def record(self, kind: str, subject: str, obj: str, verdict: str, actor: str, evidence: dict[str, Any] | None = None) -> Decision:
+        _validate(kind, verdict, actor)
+        decision = Decision(f"d-{uuid.uuid4().hex[:16]}", kind, subject, obj, verdict, actor, now_iso(), dict(evidence or {}))
+        with transaction(self.conn):
+            self._insert(decision)
+        return decision
+
+    def _insert(self, d: Decision) -> None:
+        self.conn.execute(
+            "INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (d.decision_id, d.kind, d.subject, d.object, d.verdict, d.actor, d.made_at, json.dumps(d.evidence, sort_keys=True), d.retracted_at),
+        )
+
+    def retract(self, decision_id: str) -> Decision:
+        with transaction(self.conn):
+            row = self.conn.execute("SELECT * FROM decisions WHERE decision_id = ?", (decision_id,)).fetchone()
+            if row is None:
+                raise EngramError(f"no decision with id {decision_id!r}")
+            if row["retracted_at"] is not None:
+                raise EngramError(f"decision {decision_id} was already retracted at {row['retracted_at']}")
+            self.conn.execute("UPDATE decisions SET retracted_at = ? WHERE decision_id = ?", (now_iso(), decision_id))
+        return _decision(self.conn.execute("SELECT * FROM decisions WHERE decision_id = ?", (decision_id,)).fetchone())
+
+    def all(self, include_retracted: bool = True) -> list[Decision]:
+        rows = self.conn.execute("SELECT * FROM decisions ORDER BY made_at, decision_id")
+        decisions = [_decision(r) for r in rows]
+        return decisions if include_retracted else [d for d in decisions if d.active]
+
+    def export_json(self, path: Path) -> int:
+        """Write every decision (retracted ones too: they are history) to ``path``; returns the count."""
+        decisions = self.all()
+        payload = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": now_iso(), "decisions": [asdict(d) for d in decisions]}
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(path)
+        return len(decisions)
+
+    def import_json(self, path: Path) -> dict[str, int]:
+        """Merge decisions from an export; all or nothing. A retraction on either side is kept."""
+        decisions = _read_export(path)
+        counts = {"added": 0, "unchanged": 0, "retracted": 0}
+        with transaction(self.conn):
+            for d in decisions:
+                row = self.conn.execute("SELECT * FROM decisions WHERE decision_id = ?", (d.decision_id,)).fetchone()
+                if row is None:
+                    self._insert(d)
+                    counts["added"] += 1
+                elif row["retracted_at"] is None and d.retracted_at is not None:
+                    self.conn.execute("UPDATE decisions SET retracted_at = ? WHERE decision_id = ?", (d.retracted_at, d.decision_id))
+                    counts["retracted"] += 1
+                else:
+                    counts["unchanged"] += 1
+        return counts
+
+
+def _read_export(path: Path) -> list[Decision]:
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DecisionFileError(f"{path}: no such file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DecisionFileError(f"{path}: not a JSON decisions file: {exc}") from None
+    if not isinstance(payload, dict) or payload.get("format") != EXPORT_FORMAT:
+        raise DecisionFileError(f"{path}: not an engram decisions export (missing \"format\": \"{EXPORT_FORMAT}\")")
+    if payload.get("version") != EXPORT_VERSION:
+        raise DecisionFileError(f"{path}: decisions format version {payload.get('version')!r}; this engram-lab reads {EXPORT_VERSION}")
+    decisions = []
+    for i, item in enumerate(payload.get("decisions") or []):
+        try:
+            d = Decision(**item)
+            _validate(d.kind, d.verdict, d.actor)
+            if not isinstance(d.evidence, dict):
+                raise TypeError("evidence must be an object")
+        except (TypeError, EngramError) as exc:
+            raise DecisionFileError(f"{path}: decision #{i + 1} is malformed: {exc}") from None
+        decisions.append(d)
+    return decisions

@@ -1,0 +1,59 @@
+"""BM25 over sections, and the atomic publication of index folders."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram_lab.index.keyword import KeywordIndex
+from engram_lab.index.publish import current_index_dir, publish_index
+
+TEXTS = ["Salinity drift of the CT-200 sensor", "Nitrate peaks at Mill Reach", "the and of", "Sensor calibration with standard seawater"]
+KEYS = [("d1", 0), ("d1", 1), ("d2", 0), ("d3", 0)]
+
+
+def test_ranks_by_bm25_and_never_returns_zero_scores(tmp_path):
+    index = KeywordIndex.build(TEXTS, KEYS)
+    hits = index.search("sensor drift", k=10)
+    assert [h.key for h in hits] == [("d1", 0), ("d3", 0)]
+    assert hits[0].score > hits[1].score > 0
+    assert index.search("zebra", k=5) == []
+    assert index.search("the of", k=5) == []
+
+
+def test_save_and_load_round_trip(tmp_path):
+    index = KeywordIndex.build(TEXTS, KEYS)
+    index.save(tmp_path)
+    loaded = KeywordIndex.load(tmp_path)
+    assert [(h.key, round(h.score, 5)) for h in loaded.search("nitrate", 3)] == [(h.key, round(h.score, 5)) for h in index.search("nitrate", 3)]
+
+
+def test_empty_and_stopword_only_corpora(tmp_path):
+    for texts, keys in (([], []), (["a", "the"], [("x", 0), ("y", 0)])):
+        index = KeywordIndex.build(texts, keys)
+        index.save(tmp_path)
+        assert KeywordIndex.load(tmp_path).search("anything", 3) == []
+
+
+def test_misaligned_keys_are_a_programming_error():
+    with pytest.raises(ValueError):
+        KeywordIndex.build(["a"], [])
+
+
+def test_publish_swaps_pointer_and_removes_old(tmp_path):
+    assert current_index_dir(tmp_path, "kw") is None
+    first = publish_index(tmp_path, "kw", lambda f: (f / "x").write_text("1"))
+    second = publish_index(tmp_path, "kw", lambda f: (f / "x").write_text("2"))
+    assert current_index_dir(tmp_path, "kw") == second and not first.exists()
+
+
+def test_failed_build_keeps_the_previous_index(tmp_path):
+    good = publish_index(tmp_path, "kw", lambda f: (f / "x").write_text("1"))
+
+    def crash(folder):
+        (folder / "half").write_text("partial")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        publish_index(tmp_path, "kw", crash)
+    assert current_index_dir(tmp_path, "kw") == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([good.name, "kw.current"])

@@ -1,0 +1,132 @@
+"""The ``engram`` command: outputs, the search JSON contract, and one-line errors for user mistakes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from engram_lab.cli import main
+from engram_lab.state import DecisionLedger, open_ledger
+
+
+@pytest.fixture
+def indexed(vault, write):
+    write("notes/sensors.md", "# Sensors\n\n## Drift\nThe CT-200 salinity drifted by 0.3 PSU per week.\n")
+    write("notes/other.md", "# Other\nNitrate at Mill Reach.\n")
+    assert main(["index", str(vault), "--quiet"]) == 0
+    return vault
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_search_json_contract(indexed, capsys):
+    code, out, _ = run(capsys, "search", indexed, "salinity drift", "--k", "5", "--json")
+    payload = json.loads(out)
+    assert code == 0 and payload["query"] == "salinity drift" and payload["mode"] == "keyword"
+    first = payload["results"][0]
+    assert set(first) == {"rank", "doc", "score", "span", "heading"}
+    assert first["rank"] == 1 and first["doc"] == "notes/sensors.md" and first["heading"] == "Drift"
+    source = (indexed / "notes/sensors.md").read_text()
+    assert source[first["span"][0] : first["span"][1]].startswith("## Drift\nThe CT-200")
+    assert "notes/sensors.md | Sensors > Drift" in payload["context"]
+
+
+def test_batch_search_writes_one_line_per_query(indexed, tmp_path, capsys):
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": "a", "question": "nitrate"}\n\n{"id": 7, "question": "zebra"}\n')
+    code, out, _ = run(capsys, "search", indexed, "--queries", queries, "--k", "3", "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [line["id"] for line in lines] == ["a", 7]
+    assert lines[0]["results"][0]["doc"] == "notes/other.md" and lines[1]["results"] == []
+
+
+def test_plain_search_prints_provenance(indexed, capsys):
+    code, out, _ = run(capsys, "search", indexed, "nitrate")
+    assert code == 0 and "notes/other.md | Other | chars" in out
+
+
+def test_no_match_says_so(indexed, capsys):
+    assert "no matching passage" in run(capsys, "search", indexed, "zebra")[1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["search", "{vault}"], "search needs a question"),
+        (["search", "{vault}", "  "], "the query is empty"),
+        (["search", "{vault}", "x", "--k", "0"], "--k must be at least 1"),
+        (["search", "{missing}", "x"], "no such folder"),
+        (["search", "{vault}", "--queries", "{missing}"], "cannot read"),
+        (["status", "{missing}"], "no such folder"),
+        (["import-decisions", "{vault}", "{missing}"], "no such file"),
+        (["sample-vault", "{vault}"], "already exists"),
+    ],
+)
+def test_user_mistakes_are_one_line_errors(indexed, tmp_path, capsys, argv, message):
+    argv = [a.format(vault=indexed, missing=tmp_path / "missing") for a in argv]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err and "Traceback" not in err and err.startswith("engram: error:")
+
+
+def test_search_before_index_is_explained(vault, write, capsys):
+    write("a.md", "text")
+    code, _, err = run(capsys, "search", vault, "text")
+    assert code == 2 and "not indexed yet; run `engram index" in err
+
+
+def test_bad_batch_line_names_the_line(indexed, tmp_path, capsys):
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": 1, "question": "ok"}\nnot json\n')
+    code, _, err = run(capsys, "search", indexed, "--queries", queries)
+    assert code == 2 and "q.jsonl:2: not a JSON line" in err
+
+
+def test_unknown_mode_is_a_usage_error(indexed, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["search", str(indexed), "x", "--mode", "telepathy"])
+    assert info.value.code == 2 and "invalid choice: 'telepathy'" in capsys.readouterr().err
+
+
+def test_index_and_status_output(vault, write, capsys):
+    write("good.md", "# Good")
+    write("bad.ipynb", "{not json")
+    code, out, err = run(capsys, "index", vault, "--quiet")
+    assert code == 0 and "1 added" in out and "1 failed" in out
+    assert "bad.ipynb: not a valid notebook: JSON error at line 1" in err
+    code, out, _ = run(capsys, "status", vault)
+    assert "2 documents: 1 indexed, 0 stale, 1 failed, 0 pending-review" in out and "failed   bad.ipynb" in out
+    code, out, _ = run(capsys, "status", vault, "--json")
+    assert json.loads(out)["failed"][0]["path"] == "bad.ipynb"
+
+
+def test_ingest_reports_each_file(vault, tmp_path, capsys):
+    good = tmp_path / "memo.txt"
+    good.write_text("memo text")
+    bad = tmp_path / "slides.pptx"
+    bad.write_bytes(b"PK")
+    code, out, err = run(capsys, "ingest", vault, good, bad)
+    assert code == 2 and "ingested" in out and "ingested/memo.md" in out
+    assert "slides.pptx: unsupported format .pptx" in err
+
+
+def test_decisions_round_trip(indexed, tmp_path, capsys):
+    conn = open_ledger(indexed)
+    DecisionLedger(conn).record("resolution", "a", "b", "same", "user")
+    conn.close()
+    export = tmp_path / "d.json"
+    assert "exported 1 decisions" in run(capsys, "export-decisions", indexed, export)[1]
+    assert "0 added, 1 unchanged" in run(capsys, "import-decisions", indexed, export)[1]
+
+
+def test_console_script_runs_as_a_process(indexed):
+    done = subprocess.run([sys.executable, "-m", "engram_lab.cli", "search", str(indexed), "drift", "--json"], capture_output=True, text=True)
+    assert done.returncode == 0 and json.loads(done.stdout)["results"]
+    done = subprocess.run([sys.executable, "-m", "engram_lab.cli", "index", str(indexed / "nope")], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
