@@ -1,15 +1,33 @@
 """Per-vault settings read from an optional ``engram.toml`` at the vault root.
 
-Only a handful of knobs exist; unknown keys are an error so a typo does not
-silently fall back to a default.
+```toml
+[vault]
+owner = "Estuary team"        # author of notes that have no author: key
+max_note_mb = 8               # larger notes are recorded as failed, not read
+
+[kinds]
+custom = ["Sensor", "Station"] # entity kinds beyond the eleven core kinds
+
+[extractor]
+name = "heuristic"            # or "llm"
+base_url = "http://127.0.0.1:8000/v1"   # any OpenAI-compatible endpoint (llm only)
+model = "qwen2.5-7b-instruct"
+api_key_env = "OPENAI_API_KEY"           # the key is read from this environment variable
+timeout_s = 60
+max_retries = 3
+```
+
+Unknown keys are an error, so a typo never falls back to a default silently.
 """
 
 from __future__ import annotations
 
 import getpass
+import os
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from engram_lab.errors import VaultError
 
@@ -18,11 +36,28 @@ DEFAULT_MAX_NOTE_MB = 8.0
 
 
 @dataclass(frozen=True)
+class ExtractorConfig:
+    name: str = "heuristic"
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_s: float = 60.0
+    max_retries: int = 3
+
+    @property
+    def api_key(self) -> str:
+        # Local servers (vLLM, llama.cpp, Ollama) accept any key; the client insists on one.
+        return os.environ.get(self.api_key_env) or "not-needed"
+
+
+@dataclass(frozen=True)
 class VaultConfig:
     """Settings of one vault. ``owner`` is the author of notes without an ``author:`` key."""
 
     owner: str
     max_note_mb: float = DEFAULT_MAX_NOTE_MB
+    custom_kinds: tuple[str, ...] = ()
+    extractor: ExtractorConfig = field(default_factory=ExtractorConfig)
 
     @property
     def max_note_bytes(self) -> int:
@@ -36,8 +71,14 @@ def _default_owner() -> str:
         return "vault-owner"
 
 
+def _check_keys(path: Path, section: str, given: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(given) - allowed)
+    if unknown:
+        raise VaultError(f"{path}: unknown key(s) in [{section}]: {', '.join(unknown)}; known: {', '.join(sorted(allowed))}")
+
+
 def load_config(vault: Path) -> VaultConfig:
-    """Read ``engram.toml`` (section ``[vault]``) or return defaults when absent."""
+    """Read ``engram.toml`` or return defaults when absent."""
     path = vault / CONFIG_FILE
     if not path.is_file():
         return VaultConfig(owner=_default_owner())
@@ -45,13 +86,28 @@ def load_config(vault: Path) -> VaultConfig:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise VaultError(f"{path}: not valid TOML: {exc}") from None
+    _check_keys(path, "top level", raw, {"vault", "kinds", "extractor"})
     section = raw.get("vault", {})
-    allowed = {f.name for f in fields(VaultConfig)}
-    unknown = sorted(set(section) - allowed)
-    if unknown:
-        raise VaultError(f"{path}: unknown key(s) in [vault]: {', '.join(unknown)}; known: {', '.join(sorted(allowed))}")
-    owner = str(section.get("owner") or _default_owner())
+    _check_keys(path, "vault", section, {"owner", "max_note_mb"})
     max_mb = section.get("max_note_mb", DEFAULT_MAX_NOTE_MB)
     if not isinstance(max_mb, (int, float)) or max_mb <= 0:
         raise VaultError(f"{path}: max_note_mb must be a positive number, got {max_mb!r}")
-    return VaultConfig(owner=owner, max_note_mb=float(max_mb))
+    kinds = raw.get("kinds", {})
+    _check_keys(path, "kinds", kinds, {"custom"})
+    custom = kinds.get("custom", [])
+    if not isinstance(custom, list) or not all(isinstance(k, str) and k.strip() for k in custom):
+        raise VaultError(f"{path}: [kinds] custom must be a list of names")
+    extractor = raw.get("extractor", {})
+    _check_keys(path, "extractor", extractor, {f.name for f in fields(ExtractorConfig)})
+    try:
+        extractor_config = ExtractorConfig(**extractor)
+    except TypeError as exc:
+        raise VaultError(f"{path}: [extractor]: {exc}") from None
+    if extractor_config.name == "llm" and not (extractor_config.base_url and extractor_config.model):
+        raise VaultError(f"{path}: the llm extractor needs base_url and model in [extractor]")
+    return VaultConfig(
+        owner=str(section.get("owner") or _default_owner()),
+        max_note_mb=float(max_mb),
+        custom_kinds=tuple(k.strip() for k in custom),
+        extractor=extractor_config,
+    )

@@ -1,13 +1,17 @@
-"""The incremental index run: scan, parse what changed, record state, refresh the keyword index.
+"""The incremental index run: scan, parse and extract what changed, write graph, tables and ledger.
 
-Each document is committed in its own transaction, so a crash loses at most the
-document being worked on; a file whose stored size and mtime still match is not
-read at all. A document that fails keeps what was indexed before (its earlier
-sections stay searchable) and is retried on the next run.
+Order of writes, per chunk of documents, makes a crash safe at any point:
+1. each document's named graph is swapped whole (one Oxigraph transaction);
+2. the chunk's table rows are written (bucket files, renamed into place);
+3. the ledger records the chunk (one SQLite transaction): this is the commit point.
+A document whose ledger row did not commit still differs from its file on the
+next run and is simply done again; extraction is deterministic, so redoing it
+writes the same graph. A failed document keeps everything indexed before.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,19 +20,25 @@ from tqdm import tqdm
 
 from engram_lab.config import VaultConfig, load_config
 from engram_lab.errors import DocumentError
+from engram_lab.extract.factory import Extractor, build_extractor
+from engram_lab.extract.segment import segment_document
+from engram_lab.graph.quads import DocumentInfo, document_quads
+from engram_lab.graph.store import STORE_DIR, GraphStore
+from engram_lab.graph.vocabulary import document_iri
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
+from engram_lab.index.tables import TABLES_DIR, DocumentRows, TableStore, document_rows
 from engram_lab.state.db import engram_dir, open_ledger, transaction
 from engram_lab.state.documents import DocumentRow, DocumentStatus, DocumentTable, IndexedContent
 from engram_lab.vault import VaultFile, decode_note_text, document_sections, parse_document, read_note_bytes, scan_vault
 from engram_lab.vault.model import DocumentModel
-from engram_lab.vault.read import NoteBytes
 from engram_lab.vault.root import require_vault
+from engram_lab.vault.sections import Section
 
-EXTRACTOR = "markdown-structure"
-EXTRACTOR_VERSION = "1"
 KEYWORD_INDEX = "keyword"
 LEARNED_DIR = "learned/"
+IMPORT_PREFIX = "import:"
+CHUNK = 64
 
 
 @dataclass
@@ -38,6 +48,7 @@ class IndexReport:
     renamed: list[tuple[str, str]] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    partial: list[tuple[str, str]] = field(default_factory=list)  # indexed, but some segments failed to extract
     warnings: list[str] = field(default_factory=list)  # skipped folders and links, not documents
     unchanged: int = 0
     keyword_index_rebuilt: bool = False
@@ -59,14 +70,31 @@ def review_status(doc: DocumentModel) -> DocumentStatus:
     return "indexed"
 
 
-def needs_work(vf: VaultFile, row: DocumentRow | None, full: bool) -> bool:
-    if full or row is None or row.status in ("failed", "stale"):
+def needs_work(vf: VaultFile, row: DocumentRow | None, full: bool, extractor: tuple[str, str] | None = None) -> bool:
+    """Whether a note must be read again: new, changed on disk, failed, partial, or extracted by another extractor."""
+    if full or row is None or row.status in ("failed", "stale") or row.error:
         return True
-    return (row.size, row.mtime_ns, row.extractor_version) != (vf.size, vf.mtime_ns, EXTRACTOR_VERSION)
+    if (row.size, row.mtime_ns) != (vf.size, vf.mtime_ns):
+        return True
+    if extractor is None or (row.extractor or "").startswith(IMPORT_PREFIX):
+        return False  # imported triples stand until the note itself changes
+    return (row.extractor, row.extractor_version) != extractor
+
+
+@dataclass
+class _Done:
+    """A parsed and extracted document waiting for its chunk to commit."""
+
+    path: str
+    content: IndexedContent
+    sections: list[Section]
+    rows: DocumentRows
+    error: str | None
+    outcome: str  # "added" or "updated" or "renamed"
 
 
 class _Run:
-    """One index run over one vault; holds the open ledger and the report being built."""
+    """One index run over one vault; holds the open stores and the report being built."""
 
     def __init__(self, vault: Path, config: VaultConfig, progress: bool | None) -> None:
         self.vault = vault
@@ -74,41 +102,51 @@ class _Run:
         self.progress = progress
         self.conn = open_ledger(vault)
         self.table = DocumentTable(self.conn)
+        self.extractor: Extractor = build_extractor(config, engram_dir(vault))
+        self.store = GraphStore(engram_dir(vault) / STORE_DIR)
+        self.tables = TableStore(engram_dir(vault) / TABLES_DIR)
         self.report = IndexReport()
 
     def execute(self, full: bool) -> IndexReport:
         started = time.perf_counter()
+        try:
+            self._execute(full)
+        finally:
+            self.store.close()
+            self.conn.close()
+        self.report.seconds = time.perf_counter() - started
+        return self.report
+
+    def _execute(self, full: bool) -> None:
         scan = scan_vault(self.vault)
         known = {row.path: row for row in self.table.all()}
         problem_docs = {p.rel_path: p.problem for p in scan.problems if p.is_document}
         self.report.warnings = [f"{p.rel_path}: {p.problem}" for p in scan.problems if not p.is_document]
         present = {vf.rel_path for vf in scan.files}
         missing = {path: row for path, row in known.items() if path not in present and path not in problem_docs}
-        todo = [vf for vf in scan.files if needs_work(vf, known.get(vf.rel_path), full)]
+        signature = (self.extractor.name, self.extractor.version)
+        todo = [vf for vf in scan.files if needs_work(vf, known.get(vf.rel_path), full, signature)]
         self.report.unchanged = len(scan.files) - len(todo)
 
         with transaction(self.conn):
             self.table.mark_stale([known[vf.rel_path].doc_id for vf in todo if vf.rel_path in known])
         missing_by_hash = {row.content_hash: row for row in missing.values() if row.content_hash}
-        for vf in tqdm(todo, desc="indexing", unit="note", disable=None if self.progress is None else not self.progress):
-            self._index_one(vf, known.get(vf.rel_path), missing_by_hash)
+        bar = tqdm(total=len(todo), desc="indexing", unit="note", disable=None if self.progress is None else not self.progress)
+        for start in range(0, len(todo), CHUNK):
+            chunk = [self._index_one(vf, known.get(vf.rel_path), missing_by_hash) for vf in todo[start : start + CHUNK]]
+            self._commit([done for done in chunk if done is not None])
+            bar.update(len(chunk))
+        bar.close()
         for path, problem in problem_docs.items():
             with transaction(self.conn):
                 self.table.record_failed(path, "notebook" if path.lower().endswith(".ipynb") else "markdown", problem)
             self.report.failed.append((path, problem))
-        renamed_from = {old for old, _ in self.report.renamed}
-        for path, row in missing.items():
-            if path not in renamed_from:
-                with transaction(self.conn):
-                    self.table.delete(row.doc_id)
-                self.report.deleted.append(path)
+        self._delete([row for path, row in missing.items() if path not in {old for old, _ in self.report.renamed}])
         self._refresh_keyword_index()
-        self.conn.close()
-        self.report.seconds = time.perf_counter() - started
-        return self.report
+        self.store.flush()
 
-    def _index_one(self, vf: VaultFile, row: DocumentRow | None, missing_by_hash: dict[str, DocumentRow]) -> None:
-        renamed = False
+    def _index_one(self, vf: VaultFile, row: DocumentRow | None, missing_by_hash: dict[str, DocumentRow]) -> _Done | None:
+        outcome = "added" if row is None else "updated"
         try:
             note = read_note_bytes(vf.abs_path, vf.rel_path, self.config.max_note_bytes)
             if row is None and note.content_hash in missing_by_hash:
@@ -116,32 +154,59 @@ class _Run:
                 with transaction(self.conn):
                     self.table.move(row.doc_id, vf.rel_path)
                 self.report.renamed.append((row.path, vf.rel_path))
-                renamed = True
+                outcome = "renamed"
             doc = parse_document(decode_note_text(note.data, vf.rel_path), vf.rel_path, vf.kind)
         except DocumentError as exc:
             with transaction(self.conn):
                 self.table.record_failed(vf.rel_path, vf.kind, exc.problem)
             self.report.failed.append((vf.rel_path, exc.problem))
-            return
-        self._record(vf, note, doc)
-        if row is None:
-            self.report.added.append(vf.rel_path)
-        elif not renamed:
-            self.report.updated.append(vf.rel_path)
-
-    def _record(self, vf: VaultFile, note: NoteBytes, doc: DocumentModel) -> None:
-        content = IndexedContent(
-            kind=vf.kind,
-            title=doc.title,
-            content_hash=note.content_hash,
-            size=len(note.data),
-            mtime_ns=vf.mtime_ns,
-            status=review_status(doc),
-            extractor=EXTRACTOR,
-            extractor_version=EXTRACTOR_VERSION,
-        )
+            return None
         with transaction(self.conn):
-            self.table.record_indexed(vf.rel_path, content, document_sections(doc))
+            doc_id = self.table.ensure(vf.rel_path, vf.kind)
+        status = review_status(doc)
+        segments = segment_document(doc)
+        extraction = self.extractor.extract(doc, segments) if status == "indexed" else None
+        author = doc.author or self.config.owner
+        if extraction is None:
+            self.store.drop_graph(document_iri(doc_id))  # pending review: searchable, not in the graph
+        else:
+            info = DocumentInfo(doc_id, vf.rel_path, doc.title, author, dt.datetime.now(dt.timezone.utc))
+            self.store.replace_graph(document_iri(doc_id), document_quads(info, extraction))
+        content = IndexedContent(
+            kind=vf.kind, title=doc.title, content_hash=note.content_hash, size=len(note.data), mtime_ns=vf.mtime_ns,
+            status=status, extractor=self.extractor.name, extractor_version=self.extractor.version,
+        )
+        doc_row = {"doc_id": doc_id, "path": vf.rel_path, "iri": document_iri(doc_id), "title": doc.title, "kind": vf.kind,
+                   "status": status, "author": author, "extractor": self.extractor.name,
+                   "extractor_version": self.extractor.version, "model": getattr(self.extractor, "model", None),
+                   "content_hash": note.content_hash}
+        error = "; ".join(extraction.errors) if extraction is not None and extraction.errors else None
+        return _Done(vf.rel_path, content, document_sections(doc), document_rows(doc_row, segments, extraction), error, outcome)
+
+    def _commit(self, chunk: list[_Done]) -> None:
+        if not chunk:
+            return
+        self.tables.apply({str(done.rows.rows["documents"][0]["doc_id"]): done.rows for done in chunk})
+        with transaction(self.conn):
+            for done in chunk:
+                self.table.record_indexed(done.path, done.content, done.sections, done.error)
+        for done in chunk:
+            if done.outcome == "added":
+                self.report.added.append(done.path)
+            elif done.outcome == "updated":
+                self.report.updated.append(done.path)
+            if done.error:
+                self.report.partial.append((done.path, done.error))
+
+    def _delete(self, rows: list[DocumentRow]) -> None:
+        for row in rows:
+            self.store.drop_graph(document_iri(row.doc_id))
+        if rows:
+            self.tables.apply({row.doc_id: None for row in rows})
+        with transaction(self.conn):
+            for row in rows:
+                self.table.delete(row.doc_id)
+        self.report.deleted += [row.path for row in rows]
 
     def _refresh_keyword_index(self) -> None:
         """Rebuild BM25 when the ledger's sections moved on since the published index."""

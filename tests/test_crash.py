@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
 
+from engram_lab.graph.store import GraphStore
+from engram_lab.graph.vocabulary import document_iri
 from engram_lab.indexer import index_vault
+from engram_lab.config import load_config
+from engram_lab.extract.heuristic.extractor import HeuristicExtractor
+from engram_lab.extract.segment import segment_document
+from engram_lab.graph.quads import DocumentInfo, document_quads
+from engram_lab.graph.vocabulary import PROV_ENDED_AT
 from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.state import DocumentTable, open_ledger
 from engram_lab.vault import document_sections, parse_document
 
 NOTES = 3000
+
+
+def without_times(quads):
+    return {q for q in quads if q.predicate != PROV_ENDED_AT}
+
+
+def expected_quads(vault, doc_id, path):
+    doc = parse_document((vault / path).read_text(), path, "markdown")
+    extraction = HeuristicExtractor().extract(doc, segment_document(doc))
+    info = DocumentInfo(doc_id, path, doc.title, doc.author or load_config(vault).owner, dt.datetime.now(dt.timezone.utc))
+    return document_quads(info, extraction)
 
 
 def _indexed_count(ledger_path) -> int:
@@ -42,7 +61,7 @@ def test_kill_during_index_then_resume(vault, write):
 
     conn = open_ledger(vault)
     table = DocumentTable(conn)
-    rows = table.all()
+    rows = [row for row in table.all() if row.status == "indexed"]
     assert 0 < len(rows) < NOTES
     stored = {}
     for section in table.sections():
@@ -51,9 +70,19 @@ def test_kill_during_index_then_resume(vault, write):
         text = (vault / row.path).read_text()
         expected = [s.text for s in document_sections(parse_document(text, row.path, "markdown"))]
         assert stored.get(row.doc_id) == expected
+    ids = {row.doc_id: row.path for row in table.all()}
     conn.close()
 
+    store = GraphStore(vault / ".engram" / "store")
+    graphs = store.graphs()
+    assert {document_iri(row.doc_id) for row in rows} <= graphs
+    for graph in graphs:  # each graph present is the complete extraction of its note
+        doc_id = graph.removeprefix("urn:engram:doc:")
+        assert without_times(store.quads(graph)) == without_times(expected_quads(vault, doc_id, ids[doc_id]))
+    store.close()
+
     report = index_vault(vault, progress=False)
-    assert report.failed == [] and len(report.added) == NOTES - len(rows) and report.unchanged == len(rows)
+    assert report.failed == [] and report.unchanged == len(rows)
+    assert len(report.added) + len(report.updated) == NOTES - len(rows)
     hits = KeywordSearcher(vault).search("word2999", k=1)
     assert hits and hits[0].path == "b29/n2999.md"

@@ -48,7 +48,7 @@ def test_create_then_nothing_changed(vault, write):
     assert sorted(first.added) == ["a.md", "nb.ipynb"] and first.keyword_index_rebuilt
     state = rows(vault)
     assert state["a.md"].status == "indexed" and state["a.md"].iri == f"urn:engram:doc:{state['a.md'].doc_id}"
-    assert state["a.md"].extractor == "markdown-structure" and state["a.md"].content_hash
+    assert state["a.md"].extractor == "heuristic" and state["a.md"].content_hash
     assert state["nb.ipynb"].kind == "notebook"
     second = index_vault(vault, progress=False)
     assert (second.added, second.updated, second.unchanged, second.keyword_index_rebuilt) == ([], [], 2, False)

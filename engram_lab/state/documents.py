@@ -115,14 +115,21 @@ class DocumentTable:
         )
         return doc_id
 
-    def record_indexed(self, path: str, content: IndexedContent, sections: list[Section]) -> str:
-        """Store a successful parse and replace the note's sections; returns the document id."""
+    def ensure(self, path: str, kind: str) -> str:
+        """The id of the document at ``path``, creating a ``stale`` row for a note seen for the first time."""
         existing = self.by_path(path)
-        doc_id = existing.doc_id if existing else self._insert(path, content.kind, "stale", None)
+        return existing.doc_id if existing else self._insert(path, kind, "stale", None)
+
+    def record_indexed(self, path: str, content: IndexedContent, sections: list[Section], error: str | None = None) -> str:
+        """Store a successful parse and replace the note's sections; returns the document id.
+
+        ``error`` records a partial extraction (some segments failed); such a note is retried next run.
+        """
+        doc_id = self.ensure(path, content.kind)
         stamp = now_iso()
         self.conn.execute(
             """UPDATE documents SET kind = ?, title = ?, content_hash = ?, size = ?, mtime_ns = ?, status = ?,
-               extractor = ?, extractor_version = ?, error = NULL, indexed_at = ?, updated_at = ? WHERE doc_id = ?""",
+               extractor = ?, extractor_version = ?, error = ?, indexed_at = ?, updated_at = ? WHERE doc_id = ?""",
             (
                 content.kind,
                 content.title,
@@ -132,6 +139,7 @@ class DocumentTable:
                 content.status,
                 content.extractor,
                 content.extractor_version,
+                error,
                 stamp,
                 stamp,
                 doc_id,

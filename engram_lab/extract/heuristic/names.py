@@ -1,0 +1,107 @@
+"""Proper names, dates and quantities in a sentence, with a first guess at their kind."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engram_lab.extract.heuristic.lexicon import (
+    CONNECTORS,
+    EVENT_WORDS,
+    MONTHS,
+    ORG_WORDS,
+    PLACE_WORDS,
+    STOP_CAPITALS,
+    TITLES,
+)
+from engram_lab.vault.model import Span
+
+_TOKEN = re.compile(r"[^\W_][\w'’&.-]*[^\W_]|[^\W_]|&")
+_MONTH = "|".join(m.capitalize() for m in MONTHS)
+_MONTH_FULL = "|".join(m.capitalize() for m in MONTHS if len(m) > 4 or m in ("march", "april", "june", "july"))
+_DATE = re.compile(
+    rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|(?:\d{{1,2}} )?(?:{_MONTH})\.?(?: \d{{1,2}})?,? \d{{4}}|(?:{_MONTH}) \d{{1,2}}|"
+    rf"(?:1[0-9]|20)\d{{2}}s?|(?:{_MONTH_FULL}))\b"
+)
+_QUANTITY = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|percent|km|m|kg|t|million|billion|thousand|psu|µm|eur|usd|\$)(?!\w)", re.I)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    span: Span
+    kind: str | None  # None: the text does not say
+
+
+def _strip_trailing(word: str) -> str:
+    return word.rstrip(".’'") if not re.fullmatch(r"(?:[A-Z]\.)+", word) else word
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word) and "-" in word)
+
+
+def _guess_kind(words: list[str], before: str) -> str | None:
+    last = words[-1].lower().rstrip(".")
+    first = words[0].lower()
+    if last in ORG_WORDS or first in ("university",):
+        return "Organization"
+    if last in PLACE_WORDS or first in ("mount", "lake", "river", "cape", "fort", "port", "saint", "san", "santa"):
+        return "Place"
+    if last in EVENT_WORDS:
+        return "Event"
+    previous = before.split()[-1:] if before.strip() else []
+    if previous and previous[0].lower().rstrip(",") in TITLES:
+        return "Person"
+    if previous and previous[0].lower() in ("in", "near") and len(words) <= 3:
+        return "Place"
+    return None
+
+
+def find_names(masked: str, sentence: Span) -> list[Candidate]:
+    """Capitalised runs (with 'of', 'the', 'de' … inside them), dates and quantities, left to right, not overlapping."""
+    text = masked[sentence.start : sentence.end]
+    taken: list[tuple[int, int]] = []
+    found: list[Candidate] = []
+    for regex, kind in ((_DATE, "Time"), (_QUANTITY, "Quantity")):
+        for m in regex.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            found.append(Candidate(m.group(0), Span(sentence.start + m.start(), sentence.start + m.end()), kind))
+    tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
+    i = 0
+    while i < len(tokens):
+        start, end, word = tokens[i]
+        if not _capitalised(word) or any(a <= start < b for a, b in taken):
+            i += 1
+            continue
+        run = [i]
+        j = i + 1
+        while j < len(tokens) and len(run) < 8:
+            gap = text[tokens[j - 1][1] : tokens[j][0]]
+            if gap.strip() not in ("", "&") or any(a <= tokens[j][0] < b for a, b in taken):
+                break
+            w = tokens[j][2]
+            if _capitalised(w):
+                run.append(j)
+            elif w.lower() in CONNECTORS and j + 1 < len(tokens) and _capitalised(tokens[j + 1][2]) and \
+                    text[tokens[j][1] : tokens[j + 1][0]].strip() == "":
+                run.append(j)
+            else:
+                break
+            j += 1
+        while run and tokens[run[0]][2].lower().rstrip(".") in STOP_CAPITALS | TITLES:
+            run.pop(0)
+        while run and tokens[run[-1]][2].lower() in CONNECTORS:
+            run.pop()
+        if run:
+            words = [_strip_trailing(tokens[k][2]) for k in run]
+            a = tokens[run[0]][0]
+            b = tokens[run[-1]][0] + len(words[-1])
+            name = text[a:b]
+            if not (len(words) == 1 and words[0].lower() in STOP_CAPITALS) and any(c.isalpha() for c in name):
+                found.append(Candidate(name, Span(sentence.start + a, sentence.start + b), _guess_kind(words, text[:a])))
+        i = max(j, i + 1)
+    found.sort(key=lambda c: c.span.start)
+    return found

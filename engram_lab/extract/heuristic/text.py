@@ -1,0 +1,88 @@
+"""Prose view of Markdown: markup blanked out (offsets kept), then blocks and sentences with spans."""
+
+from __future__ import annotations
+
+import re
+
+from engram_lab.vault.model import Span
+
+_BLOCK_START = re.compile(r"^\s{0,3}(?:#{1,6}\s|[-*+]\s|\d{1,9}[.)]\s|>)")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_ABBREVIATIONS = frozenset(
+    "dr mr mrs ms prof st sr jr vs etc inc ltd co corp no vol fig al e.g i.e approx dept est gen gov lt col sgt mt ft jan feb mar "
+    "apr jun jul aug sep sept oct nov dec u.s u.k".split()
+)
+_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(?=\s+[\"'(\[]?[A-Z0-9])")
+
+
+def _blank(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def prose_view(text: str, body_start: int = 0) -> str:
+    """Same length as ``text``; frontmatter, code, tables, link targets and markup characters are spaces."""
+    masked = "".join(" " if ch != "\n" else ch for ch in text[:body_start]) + text[body_start:]
+    masked = re.sub(r"^\s{0,3}(```|~~~).*?^\s{0,3}\1[^\n]*$", _blank, masked, flags=re.S | re.M)
+    masked = re.sub(r"<!--.*?-->", _blank, masked, flags=re.S)
+    masked = re.sub(r"`[^`\n]*`", _blank, masked)
+    masked = re.sub(r"^[ \t]*\|.*$", _blank, masked, flags=re.M)  # table rows: handled as structure
+    # [[Target|label]] -> label ; [[Target#H]] -> Target ; ![[embed]] -> nothing
+    masked = re.sub(r"!\[\[[^\]\n]*\]\]", _blank, masked)
+    masked = re.sub(r"\[\[[^\]|\n]*\|", lambda m: " " * len(m.group(0)), masked)
+    masked = re.sub(r"\[\[([^\]#\n]*)#[^\]\n]*\]\]", lambda m: "  " + m.group(1) + " " * (len(m.group(0)) - 2 - len(m.group(1))), masked)
+    masked = masked.replace("[[", "  ").replace("]]", "  ")
+    # [label](url) -> label
+    masked = re.sub(r"\]\([^)\n]*\)", lambda m: " " * len(m.group(0)), masked)
+    masked = re.sub(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)", lambda m: " " * len(m.group(0)), masked)
+    masked = re.sub(r"^(\s{0,3})(#{1,6}\s|[-*+]\s+(\[[ xX]\]\s)?|\d{1,9}[.)]\s|>\s?)", lambda m: " " * len(m.group(0)), masked, flags=re.M)
+    masked = re.sub(r"(?<![\w/])#[\w/-]+", _blank, masked)  # tags
+    masked = masked.replace("[", " ")
+    return masked
+
+
+def blocks(text: str, masked: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Paragraphs, list items and headings of ``text[start:end]`` as spans (a list item is its own block)."""
+    end = len(text) if end is None else end
+    spans: list[Span] = []
+    block_start: int | None = None
+    block_end = start
+    pos = start
+    in_fence = False
+    for line in text[start:end].splitlines(keepends=True):
+        line_end = pos + len(line.rstrip("\r\n"))
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        new_block = not masked[pos:line_end].strip() or _BLOCK_START.match(line) or in_fence
+        if new_block and block_start is not None:
+            spans.append(Span(block_start, block_end))
+            block_start = None
+        if masked[pos:line_end].strip() and not in_fence:
+            if block_start is None:
+                block_start = pos
+            block_end = line_end
+        pos += len(line)
+    if block_start is not None:
+        spans.append(Span(block_start, block_end))
+    return spans
+
+
+def sentences(masked: str, block: Span) -> list[Span]:
+    """Sentence spans inside one block, trimmed; abbreviations and initials do not end a sentence."""
+    result: list[Span] = []
+    start = block.start
+    for match in _BOUNDARY.finditer(masked, block.start, block.end):
+        words = masked[start : match.start()].split()
+        last = words[-1].lower().rstrip(".") if words else ""
+        if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
+            continue
+        result.append(Span(start, match.end()))
+        start = match.end()
+    result.append(Span(start, block.end))
+    trimmed = []
+    for span in result:
+        chunk = masked[span.start : span.end]
+        lead = len(chunk) - len(chunk.lstrip())
+        trail = len(chunk) - len(chunk.rstrip())
+        if chunk.strip():
+            trimmed.append(Span(span.start + lead, span.end - trail))
+    return trimmed

@@ -1,0 +1,95 @@
+"""The Oxigraph store under ``.engram/store/``: one named graph per document, swapped whole.
+
+A document's graph is replaced by one SPARQL update (``DROP`` then ``INSERT
+DATA``), which Oxigraph applies as a single transaction: a reader, or a process
+killed mid-run, sees the old graph or the new one, never a mix. Oxigraph admits
+one writing process; a second one waits for the lock, then gives a clear error.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import polars as pl
+from pyoxigraph import NamedNode, Quad, QuerySolutions, QueryTriples, Store
+
+from engram_lab.errors import EngramError, VaultError
+
+STORE_DIR = "store"
+_LOCK_WAIT_SECONDS = 30.0
+
+
+def _term_text(term: object) -> str | None:
+    """IRIs and literals as their plain value (what a table cell should show)."""
+    if term is None:
+        return None
+    value = getattr(term, "value", None)
+    return str(value) if value is not None else str(term)
+
+
+class GraphStore:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        self.path = path
+        deadline = time.monotonic() + _LOCK_WAIT_SECONDS
+        while True:
+            try:
+                if read_only:
+                    if not path.exists():
+                        raise VaultError(f"{path.parent.parent}: no graph yet; run `engram index` first")
+                    self._store = Store.read_only(str(path))
+                else:
+                    path.mkdir(parents=True, exist_ok=True)
+                    self._store = Store(str(path))
+                return
+            except OSError as exc:
+                if time.monotonic() > deadline:
+                    raise VaultError(f"{path}: the graph store is busy or unreadable ({exc}); is another index run active?") from None
+                time.sleep(0.2)
+
+    def replace_graph(self, graph: str, quads: Iterable[Quad]) -> None:
+        """Atomically make ``graph`` hold exactly ``quads`` (an empty list drops it)."""
+        body = " .\n".join(f"{q.subject} {q.predicate} {q.object}" for q in quads)
+        update = f"DROP SILENT GRAPH <{graph}>"
+        if body:
+            update += f" ;\nINSERT DATA {{ GRAPH <{graph}> {{\n{body} .\n}} }}"
+        self._store.update(update)
+
+    def drop_graph(self, graph: str) -> None:
+        self._store.update(f"DROP SILENT GRAPH <{graph}>")
+
+    def graphs(self) -> set[str]:
+        return {g.value for g in self._store.named_graphs() if isinstance(g, NamedNode)}
+
+    def quads(self, graph: str | None = None) -> list[Quad]:
+        return list(self._store.quads_for_pattern(None, None, None, NamedNode(graph) if graph else None))
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def query(self, sparql: str) -> pl.DataFrame:
+        """Run a SELECT (a table), ASK (one column ``ask``) or CONSTRUCT/DESCRIBE (s, p, o) query."""
+        try:
+            result = self._store.query(sparql, use_default_graph_as_union=True)
+        except SyntaxError as exc:
+            raise EngramError(f"SPARQL syntax error: {exc}") from None
+        if isinstance(result, bool):
+            return pl.DataFrame({"ask": [result]})
+        if isinstance(result, QuerySolutions):
+            names = [var.value for var in result.variables]
+            columns: dict[str, list[str | None]] = {name: [] for name in names}
+            for solution in result:
+                for name in names:
+                    columns[name].append(_term_text(solution[name]))
+            return pl.DataFrame(columns, schema={name: pl.String for name in names})
+        if isinstance(result, QueryTriples):
+            triples = [(_term_text(t.subject), _term_text(t.predicate), _term_text(t.object)) for t in result]
+            return pl.DataFrame(triples, schema={"s": pl.String, "p": pl.String, "o": pl.String}, orient="row")
+        raise EngramError("unsupported SPARQL result")
+
+    def flush(self) -> None:
+        self._store.flush()
+
+    def close(self) -> None:
+        del self._store

@@ -1,0 +1,128 @@
+"""Polars tables of the relational layer, persisted as Parquet under ``.engram/tables/``.
+
+Each table is split into 16 bucket files by document id, so re-indexing one
+note rewrites one small file per table rather than the whole table. Every file
+is written to a temporary name and renamed into place (atomic), and a document's
+rows always live in exactly one bucket, so a reader sees each document whole.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from engram_lab.extract.model import EntityRef, Extraction
+from engram_lab.extract.segment import Segment
+from engram_lab.graph import vocabulary as v
+from engram_lab.graph.quads import predicate_node
+
+TABLES_DIR = "tables"
+BUCKETS = 16
+
+SCHEMAS: dict[str, dict[str, pl.DataType]] = {
+    "documents": {"doc_id": pl.String, "path": pl.String, "iri": pl.String, "title": pl.String, "kind": pl.String,
+                  "status": pl.String, "author": pl.String, "extractor": pl.String, "extractor_version": pl.String,
+                  "model": pl.String, "content_hash": pl.String},
+    "segments": {"doc_id": pl.String, "segment": pl.Int32, "piece": pl.Int32, "cell_id": pl.String, "start": pl.Int64,
+                 "end": pl.Int64, "heading_path": pl.List(pl.String), "text": pl.String},
+    "entities": {"doc_id": pl.String, "entity_iri": pl.String, "name": pl.String, "kind": pl.String,
+                 "aliases": pl.List(pl.String), "mentions": pl.Int32},
+    "mentions": {"doc_id": pl.String, "entity_iri": pl.String, "cell_id": pl.String, "start": pl.Int64, "end": pl.Int64,
+                 "surface": pl.String},
+    "relations": {"doc_id": pl.String, "subject_iri": pl.String, "subject": pl.String, "predicate": pl.String,
+                  "predicate_iri": pl.String, "object_iri": pl.String, "object": pl.String, "cell_id": pl.String,
+                  "start": pl.Int64, "end": pl.Int64, "label": pl.String, "date": pl.Date},
+    "statements": {"doc_id": pl.String, "kind": pl.String, "text": pl.String, "date": pl.Date, "cell_id": pl.String,
+                   "start": pl.Int64, "end": pl.Int64, "about": pl.List(pl.String)},
+}
+
+
+@dataclass
+class DocumentRows:
+    """One document's rows in every table."""
+
+    rows: dict[str, list[dict[str, object]]] = field(default_factory=lambda: {name: [] for name in SCHEMAS})
+
+
+def document_rows(doc: dict[str, object], segments: list[Segment], extraction: Extraction | None) -> DocumentRows:
+    """Rows for one document; ``extraction`` None (a note pending review) leaves the graph tables empty."""
+    doc_id = str(doc["doc_id"])
+    out = DocumentRows()
+    out.rows["documents"].append(doc)
+    for segment in segments:
+        for index, piece in enumerate(segment.pieces):
+            out.rows["segments"].append({"doc_id": doc_id, "segment": segment.ordinal, "piece": index, "cell_id": piece.cell_id,
+                                         "start": piece.span.start, "end": piece.span.end,
+                                         "heading_path": list(piece.heading_path), "text": piece.text})
+    if extraction is None:
+        return out
+    entities: dict[str, dict[str, object]] = {}
+    for mention in extraction.entities:
+        iri = v.entity_iri(mention.name, mention.kind)
+        entry = entities.setdefault(iri, {"doc_id": doc_id, "entity_iri": iri, "name": mention.name, "kind": mention.kind, "aliases": [], "mentions": 0})
+        entry["aliases"] = list(dict.fromkeys([*entry["aliases"], *mention.aliases]))  # type: ignore[misc]
+        if mention.span is not None:
+            entry["mentions"] = int(entry["mentions"]) + 1  # type: ignore[call-overload]
+            out.rows["mentions"].append({"doc_id": doc_id, "entity_iri": iri, "cell_id": mention.cell_id,
+                                         "start": mention.span.start, "end": mention.span.end, "surface": mention.surface})
+    out.rows["entities"] = list(entities.values())
+    for r in extraction.relations:
+        out.rows["relations"].append({
+            "doc_id": doc_id, "subject_iri": v.entity_iri(r.subject.name, r.subject.kind), "subject": r.subject.name,
+            "predicate": r.predicate, "predicate_iri": predicate_node(r.predicate).value,
+            "object_iri": v.entity_iri(r.object.name, r.object.kind) if isinstance(r.object, EntityRef) else None,
+            "object": r.object.name if isinstance(r.object, EntityRef) else r.object,
+            "cell_id": r.cell_id, "start": r.span.start if r.span else None, "end": r.span.end if r.span else None,
+            "label": r.label, "date": r.date,
+        })
+    for s in extraction.statements:
+        out.rows["statements"].append({"doc_id": doc_id, "kind": s.kind, "text": s.text, "date": s.date, "cell_id": s.cell_id,
+                                       "start": s.span.start if s.span else None, "end": s.span.end if s.span else None,
+                                       "about": [v.entity_iri(a.name, a.kind) for a in s.about]})
+    return out
+
+
+def bucket_of(doc_id: str) -> int:
+    return int(doc_id[:4], 16) % BUCKETS if doc_id[:4].isalnum() else sum(map(ord, doc_id)) % BUCKETS
+
+
+def _empty(table: str) -> pl.DataFrame:
+    return pl.DataFrame(schema=SCHEMAS[table])
+
+
+class TableStore:
+    def __init__(self, base: Path) -> None:
+        self.base = base
+
+    def _file(self, table: str, bucket: int) -> Path:
+        return self.base / table / f"bucket-{bucket:02d}.parquet"
+
+    def apply(self, changed: dict[str, DocumentRows | None]) -> None:
+        """Replace the rows of each changed document (None: remove it), bucket by bucket."""
+        by_bucket: dict[int, dict[str, DocumentRows | None]] = {}
+        for doc_id, rows in changed.items():
+            by_bucket.setdefault(bucket_of(doc_id), {})[doc_id] = rows
+        for bucket, docs in by_bucket.items():
+            for table in SCHEMAS:
+                path = self._file(table, bucket)
+                old = pl.read_parquet(path) if path.exists() else _empty(table)
+                kept = old.filter(~pl.col("doc_id").is_in(list(docs)))
+                new_rows = [row for rows in docs.values() if rows is not None for row in rows.rows[table]]
+                fresh = pl.DataFrame(new_rows, schema=SCHEMAS[table], orient="row") if new_rows else _empty(table)
+                _write_atomic(pl.concat([kept, fresh], how="vertical"), path)
+
+    def read(self, table: str) -> pl.DataFrame:
+        files = sorted((self.base / table).glob("bucket-*.parquet"))
+        if not files:
+            return _empty(table)
+        return pl.concat([pl.read_parquet(f) for f in files], how="vertical")
+
+
+def _write_atomic(frame: pl.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    frame.write_parquet(tmp)
+    os.replace(tmp, path)
