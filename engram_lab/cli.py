@@ -137,6 +137,25 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sparql(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    frame = Engine(args.vault).sparql(args.query)
+    if args.json:
+        print(frame.write_json())
+    else:
+        with pl.Config(tbl_rows=args.limit, fmt_str_lengths=80, tbl_width_chars=200):
+            print(frame)
+    return 0
+
+
+def cmd_import_openie(args: argparse.Namespace) -> int:
+    report = Engine(args.vault).import_openie(args.file, args.model)
+    print(f"imported {args.file} as import:{report.model}: {report.matched} passages matched to notes, "
+          f"{report.unmatched} without a note, {report.dropped_triples} triples dropped (not three items)")
+    return 0
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
     dest = copy_sample_vault(args.dest)
     print(f"sample vault copied to {dest}; next: engram index {dest}")
@@ -182,6 +201,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("vault", type=Path)
     p.add_argument("file", type=Path)
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("sparql", help="run a SPARQL query over the graph (all document graphs as one)")
+    p.add_argument("vault", type=Path)
+    p.add_argument("query")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--limit", type=int, default=50, help="rows shown in the table (default 50)")
+    p.set_defaults(func=cmd_sparql)
+
+    p = sub.add_parser("import-openie", help="store precomputed OpenIE triples (HippoRAG JSON) in the notes' graphs")
+    p.add_argument("vault", type=Path)
+    p.add_argument("file", type=Path)
+    p.add_argument("--model", help="the model that produced the file (default: from the file name)")
+    p.set_defaults(func=cmd_import_openie)
 
     p = sub.add_parser("sample-vault", help="copy the bundled sample vault to DEST")
     p.add_argument("dest", type=Path)

@@ -8,19 +8,34 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
 from engram_lab.errors import EngramError
-from engram_lab.indexer import IndexReport, index_vault
+from engram_lab.extract.openie import ImportedExtractor, match_passages, model_from_filename, read_openie
+from engram_lab.graph.store import STORE_DIR, GraphStore
+from engram_lab.indexer import IndexReport, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
 from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.retrieve.results import SearchResult
-from engram_lab.state.db import open_ledger
+from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.decisions import DecisionLedger
 from engram_lab.status import StatusReport, vault_status
+from engram_lab.vault import scan_vault
 from engram_lab.vault.root import require_vault
 
 SEARCH_MODES = ("keyword",)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    model: str
+    matched: int
+    unmatched: int
+    dropped_triples: int
+    index: IndexReport
 
 
 class Engine:
@@ -45,6 +60,26 @@ class Engine:
         if self._searcher is None:
             self._searcher = KeywordSearcher(self.vault)
         return self._searcher.search(query, k)
+
+    def sparql(self, query: str) -> pl.DataFrame:
+        """Run a SPARQL query over every graph (their union is the default graph); a Polars DataFrame back."""
+        store = GraphStore(engram_dir(self.vault) / STORE_DIR, read_only=True)
+        try:
+            return store.query(query)
+        finally:
+            store.close()
+
+    def import_openie(self, path: Path, model: str | None = None) -> ImportReport:
+        """Store HippoRAG OpenIE triples in the graphs of the notes holding their passages."""
+        records, dropped = read_openie(path)
+        self.index(progress=False)  # the notes must be known before their graphs are replaced
+        notes = {vf.rel_path: vf.abs_path.read_text(encoding="utf-8", errors="replace")
+                 for vf in scan_vault(self.vault).files if vf.kind == "markdown"}
+        matched, unmatched = match_passages(records, notes)
+        name = model or model_from_filename(path)
+        report = reindex_with(self.vault, ImportedExtractor(name, matched), set(matched), progress=False)
+        self._searcher = None
+        return ImportReport(name, len(matched), len(unmatched), dropped, report)
 
     def ingest(self, source: Path) -> IngestedFile:
         return ingest_file(self.vault, source)

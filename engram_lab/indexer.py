@@ -38,7 +38,10 @@ from engram_lab.vault.sections import Section
 KEYWORD_INDEX = "keyword"
 LEARNED_DIR = "learned/"
 IMPORT_PREFIX = "import:"
-CHUNK = 64
+# Commit (tables, then ledger) every CHUNK_DOCS documents or CHUNK_SECONDS, whichever comes first:
+# table files are rewritten per commit, so fewer commits index faster; a crash redoes at most one chunk.
+CHUNK_DOCS = 512
+CHUNK_SECONDS = 3.0
 
 
 @dataclass
@@ -96,28 +99,28 @@ class _Done:
 class _Run:
     """One index run over one vault; holds the open stores and the report being built."""
 
-    def __init__(self, vault: Path, config: VaultConfig, progress: bool | None) -> None:
+    def __init__(self, vault: Path, config: VaultConfig, progress: bool | None, extractor: Extractor | None = None) -> None:
         self.vault = vault
         self.config = config
         self.progress = progress
         self.conn = open_ledger(vault)
         self.table = DocumentTable(self.conn)
-        self.extractor: Extractor = build_extractor(config, engram_dir(vault))
+        self.extractor: Extractor = extractor or build_extractor(config, engram_dir(vault))
         self.store = GraphStore(engram_dir(vault) / STORE_DIR)
         self.tables = TableStore(engram_dir(vault) / TABLES_DIR)
         self.report = IndexReport()
 
-    def execute(self, full: bool) -> IndexReport:
+    def execute(self, full: bool, only: set[str] | None = None) -> IndexReport:
         started = time.perf_counter()
         try:
-            self._execute(full)
+            self._execute(full, only)
         finally:
             self.store.close()
             self.conn.close()
         self.report.seconds = time.perf_counter() - started
         return self.report
 
-    def _execute(self, full: bool) -> None:
+    def _execute(self, full: bool, only: set[str] | None) -> None:
         scan = scan_vault(self.vault)
         known = {row.path: row for row in self.table.all()}
         problem_docs = {p.rel_path: p.problem for p in scan.problems if p.is_document}
@@ -125,17 +128,28 @@ class _Run:
         present = {vf.rel_path for vf in scan.files}
         missing = {path: row for path, row in known.items() if path not in present and path not in problem_docs}
         signature = (self.extractor.name, self.extractor.version)
-        todo = [vf for vf in scan.files if needs_work(vf, known.get(vf.rel_path), full, signature)]
+        if only is None:
+            todo = [vf for vf in scan.files if needs_work(vf, known.get(vf.rel_path), full, signature)]
+        else:  # re-extract exactly these notes (an import); the rest of the vault is left as it is
+            todo = [vf for vf in scan.files if vf.rel_path in only]
+            missing, problem_docs = {}, {}
         self.report.unchanged = len(scan.files) - len(todo)
 
         with transaction(self.conn):
             self.table.mark_stale([known[vf.rel_path].doc_id for vf in todo if vf.rel_path in known])
         missing_by_hash = {row.content_hash: row for row in missing.values() if row.content_hash}
         bar = tqdm(total=len(todo), desc="indexing", unit="note", disable=None if self.progress is None else not self.progress)
-        for start in range(0, len(todo), CHUNK):
-            chunk = [self._index_one(vf, known.get(vf.rel_path), missing_by_hash) for vf in todo[start : start + CHUNK]]
-            self._commit([done for done in chunk if done is not None])
-            bar.update(len(chunk))
+        pending: list[_Done] = []
+        last_commit = time.monotonic()
+        for vf in todo:
+            done = self._index_one(vf, known.get(vf.rel_path), missing_by_hash)
+            if done is not None:
+                pending.append(done)
+            if len(pending) >= CHUNK_DOCS or time.monotonic() - last_commit >= CHUNK_SECONDS:
+                self._commit(pending)
+                pending, last_commit = [], time.monotonic()
+            bar.update(1)
+        self._commit(pending)
         bar.close()
         for path, problem in problem_docs.items():
             with transaction(self.conn):
@@ -239,3 +253,9 @@ def index_vault(vault: Path, *, full: bool = False, progress: bool | None = None
     """Bring ``.engram/`` in step with the notes. ``full`` re-reads every note, ignoring file times."""
     vault = require_vault(vault)
     return _Run(vault, load_config(vault), progress).execute(full)
+
+
+def reindex_with(vault: Path, extractor: Extractor, paths: set[str], *, progress: bool | None = None) -> IndexReport:
+    """Re-extract just ``paths`` with ``extractor`` (used to import precomputed extractions)."""
+    vault = require_vault(vault)
+    return _Run(vault, load_config(vault), progress, extractor).execute(False, only=paths)

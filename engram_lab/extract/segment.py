@@ -43,7 +43,7 @@ def _paragraph_pieces(section: Section, max_chars: int) -> list[Piece]:
         return [Piece(section.cell_id, section.span, section.text, section.heading_path)]
     pieces: list[Piece] = []
     run: tuple[int, int] | None = None
-    for match in re.finditer(r"\S(?:.*?\S)?(?=\n[ \t]*\n|\Z)", section.text, re.S):
+    for match in re.finditer(r"\S(?:.*?\S)?(?=[ \t]*(?:\n[ \t]*\n|\Z))", section.text, re.S):
         if run is not None and match.end() - run[0] > max_chars:
             pieces.append(_piece(section, *run))
             run = None

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import polars as pl
-from pyoxigraph import NamedNode, Quad, QuerySolutions, QueryTriples, Store
+from pyoxigraph import NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, Store
 
 from engram_lab.errors import EngramError, VaultError
 
@@ -74,8 +74,8 @@ class GraphStore:
             result = self._store.query(sparql, use_default_graph_as_union=True)
         except SyntaxError as exc:
             raise EngramError(f"SPARQL syntax error: {exc}") from None
-        if isinstance(result, bool):
-            return pl.DataFrame({"ask": [result]})
+        if isinstance(result, QueryBoolean):
+            return pl.DataFrame({"ask": [bool(result)]})
         if isinstance(result, QuerySolutions):
             names = [var.value for var in result.variables]
             columns: dict[str, list[str | None]] = {name: [] for name in names}

@@ -28,7 +28,7 @@ CLASS_NOUN_KINDS: dict[str, str] = {
         "singer songwriter actor actress politician writer author poet novelist painter artist musician composer "
         "director producer player footballer scientist physicist chemist biologist economist philosopher journalist "
         "businessman businesswoman engineer architect lawyer judge soldier officer general king queen emperor "
-        "president minister senator governor mayor bishop priest rapper comedian dancer model coach manager "
+        "president minister senator governor mayor bishop priest rapper comedian dancer coach manager "
         "investigator analyst technician lead leader founder member man woman daughter son wife husband "
         "mathematician historian inventor explorer athlete boxer wrestler cyclist guitarist drummer pianist "
         "photographer designer presenter host announcer statesman").split()},
@@ -42,7 +42,7 @@ CLASS_NOUN_KINDS: dict[str, str] = {
         "airline bank charity foundation association society federation league orchestra ensemble duo trio "
         "supplier").split()},
     **{w: "Artifact" for w in (
-        "film movie album song single novel book series show programme program game video sculpture painting "
+        "film movie album song single novel book series show programme program game video sculpture painting model "
         "opera play poem ship car aircraft sensor instrument device software website newspaper episode "
         "musical anthology").split()},
     **{w: "Event" for w in "war battle festival election tournament competition championship conference meeting ceremony".split()},
@@ -63,7 +63,7 @@ MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
 ).split()
-CONNECTORS = frozenset("of the de du des la le von van der den del di da and & for y on upon".split())
+CONNECTORS = frozenset("of the de du des la le von van der den del di da & for y on upon".split())
 PRONOUNS: dict[str, str | None] = {
     "he": "Person", "she": "Person", "him": "Person", "her": "Person", "his": "Person",
     "it": None, "its": None, "they": None, "their": None,

@@ -80,7 +80,7 @@ def find_names(masked: str, sentence: Span) -> list[Candidate]:
         j = i + 1
         while j < len(tokens) and len(run) < 8:
             gap = text[tokens[j - 1][1] : tokens[j][0]]
-            if gap.strip() not in ("", "&") or any(a <= tokens[j][0] < b for a, b in taken):
+            if "\n" in gap or gap.strip() not in ("", "&") or any(a <= tokens[j][0] < b for a, b in taken):
                 break
             w = tokens[j][2]
             if _capitalised(w):

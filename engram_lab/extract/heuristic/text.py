@@ -7,6 +7,7 @@ import re
 from engram_lab.vault.model import Span
 
 _BLOCK_START = re.compile(r"^\s{0,3}(?:#{1,6}\s|[-*+]\s|\d{1,9}[.)]\s|>)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _ABBREVIATIONS = frozenset(
     "dr mr mrs ms prof st sr jr vs etc inc ltd co corp no vol fig al e.g i.e approx dept est gen gov lt col sgt mt ft jan feb mar "
@@ -60,6 +61,9 @@ def blocks(text: str, masked: str, start: int = 0, end: int | None = None) -> li
             if block_start is None:
                 block_start = pos
             block_end = line_end
+            if _HEADING.match(line):  # a heading is a block of its own line
+                spans.append(Span(block_start, block_end))
+                block_start = None
         pos += len(line)
     if block_start is not None:
         spans.append(Span(block_start, block_end))

@@ -1,0 +1,101 @@
+"""Index benchmarks for the relational layer; prints Markdown tables for BENCHMARKS.md.
+
+    python -m benchmarks.index_bench musique --corpus ../shared/data/musique-dev/corpus.json
+    python -m benchmarks.index_bench synthetic --notes 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+from benchmarks.synthetic_vault import write_synthetic_vault
+from engram_lab.eval.musique import read_corpus, write_passage_vault
+from engram_lab.graph.store import GraphStore
+from engram_lab.indexer import index_vault
+
+
+def _du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _store_figures(vault: Path, notes: int) -> None:
+    store = GraphStore(vault / ".engram" / "store", read_only=True)
+    quads = len(store)
+    store.close()
+    store_bytes = _du(vault / ".engram" / "store")
+    tables_bytes = _du(vault / ".engram" / "tables")
+    print(f"| quads | {quads:,} ({quads / notes:.0f} per note) |")
+    print(f"| store size per 1,000 notes | {store_bytes / notes * 1000 / 1e6:.1f} MB |")
+    print(f"| Parquet tables per 1,000 notes | {tables_bytes / notes * 1000 / 1e6:.2f} MB |")
+
+
+def musique(args: argparse.Namespace) -> None:
+    passages = read_corpus(args.corpus)
+    vault = args.dir / "musique-vault"
+    shutil.rmtree(vault, ignore_errors=True)
+    write_passage_vault(passages, vault)
+    started = time.perf_counter()
+    report = index_vault(vault, progress=False)
+    cold = time.perf_counter() - started
+    assert not report.failed, report.failed[:3]
+    print(f"MuSiQue corpus: {len(passages)} passages, heuristic extractor, {os.cpu_count()} cores")
+    print("| measure | value |\n|---|---|")
+    print(f"| cold index (parse, extract, graph, tables, BM25) | {cold:.1f} s |")
+    _store_figures(vault, len(passages))
+
+
+def synthetic(args: argparse.Namespace) -> None:
+    vault = args.dir / "synthetic-vault"
+    shutil.rmtree(vault, ignore_errors=True)
+    write_synthetic_vault(vault, args.notes)
+    started = time.perf_counter()
+    index_vault(vault, progress=False)
+    cold = time.perf_counter() - started
+    warm = []
+    for _ in range(3):
+        started = time.perf_counter()
+        index_vault(vault, progress=False)
+        warm.append(time.perf_counter() - started)
+    notes = sorted(vault.rglob("*.md"))
+    rng = random.Random(3)
+    edits = []
+    for i in range(args.edits):
+        path = rng.choice(notes)
+        path.write_text(path.read_text() + f"\nEdit {i}: Okafor revised the plan.\n")
+        started = time.perf_counter()
+        report = index_vault(vault, progress=False)
+        edits.append(time.perf_counter() - started)
+        assert len(report.updated) == 1
+    edits.sort()
+    p95 = edits[min(len(edits) - 1, int(0.95 * len(edits)))]
+    print(f"synthetic vault: {args.notes} notes, heuristic extractor, {os.cpu_count()} cores")
+    print("| measure | value |\n|---|---|")
+    print(f"| cold index | {cold:.1f} s |")
+    print(f"| re-index, nothing changed (median of 3) | {statistics.median(warm):.2f} s |")
+    print(f"| re-index after editing one note ({args.edits} edits) | p50 {statistics.median(edits) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms |")
+    _store_figures(vault, args.notes)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dir", type=Path, default=Path(".bench"))
+    sub = parser.add_subparsers(dest="which", required=True)
+    p = sub.add_parser("musique")
+    p.add_argument("--corpus", type=Path, default=Path("../shared/data/musique-dev/corpus.json"))
+    p.set_defaults(func=musique)
+    p = sub.add_parser("synthetic")
+    p.add_argument("--notes", type=int, default=10_000)
+    p.add_argument("--edits", type=int, default=20)
+    p.set_defaults(func=synthetic)
+    args = parser.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Evaluation on public benchmark data (MuSiQue), run through the shipped indexing and search code."""

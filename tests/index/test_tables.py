@@ -1,0 +1,26 @@
+"""Bucketed Parquet tables: replace and remove one document's rows without touching others."""
+
+from __future__ import annotations
+
+from engram_lab.index.tables import SCHEMAS, DocumentRows, TableStore, bucket_of
+
+
+def rows(doc_id: str, name: str) -> DocumentRows:
+    out = DocumentRows()
+    out.rows["documents"].append({"doc_id": doc_id, "path": f"{name}.md", "iri": f"urn:engram:doc:{doc_id}", "title": name,
+                                  "kind": "markdown", "status": "indexed", "author": "a", "extractor": "heuristic",
+                                  "extractor_version": "1", "model": None, "content_hash": "h"})
+    out.rows["entities"].append({"doc_id": doc_id, "entity_iri": f"urn:e:{name}", "name": name, "kind": "Concept", "aliases": [], "mentions": 1})
+    return out
+
+
+def test_apply_replace_and_remove(tmp_path):
+    store = TableStore(tmp_path)
+    ids = ["0000aaaa", "0001bbbb", "0002cccc"]
+    store.apply({doc_id: rows(doc_id, f"n{i}") for i, doc_id in enumerate(ids)})
+    assert sorted(store.read("entities")["name"].to_list()) == ["n0", "n1", "n2"]
+    store.apply({ids[0]: rows(ids[0], "renamed"), ids[1]: None})
+    assert sorted(store.read("entities")["name"].to_list()) == ["n2", "renamed"]
+    assert sorted(store.read("documents")["doc_id"].to_list()) == [ids[0], ids[2]]
+    assert set(store.read("relations").columns) == set(SCHEMAS["relations"])
+    assert len({bucket_of(i) for i in ids}) == 3
