@@ -15,6 +15,7 @@ model = "qwen2.5-7b-instruct"
 api_key_env = "OPENAI_API_KEY"           # the key is read from this environment variable
 timeout_s = 60
 max_retries = 3
+backoff_s = 1.0
 ```
 
 Unknown keys are an error, so a typo never falls back to a default silently.
@@ -43,6 +44,8 @@ class ExtractorConfig:
     api_key_env: str = "OPENAI_API_KEY"
     timeout_s: float = 60.0
     max_retries: int = 3
+    backoff_s: float = 1.0  # first wait before a retry; doubles each time (a 429's Retry-After wins)
+    json_mode: bool = True  # ask for response_format json_object (vLLM, llama.cpp, Ollama and OpenAI accept it)
 
     @property
     def api_key(self) -> str:

@@ -21,6 +21,7 @@ from tqdm import tqdm
 from engram_lab.config import VaultConfig, load_config
 from engram_lab.errors import DocumentError
 from engram_lab.extract.factory import Extractor, build_extractor
+from engram_lab.extract.model import Extraction
 from engram_lab.extract.segment import segment_document
 from engram_lab.graph.quads import DocumentInfo, document_quads
 from engram_lab.graph.store import STORE_DIR, GraphStore
@@ -193,7 +194,7 @@ class _Run:
         doc_row = {"doc_id": doc_id, "path": vf.rel_path, "iri": document_iri(doc_id), "title": doc.title, "kind": vf.kind,
                    "status": status, "author": author, "extractor": self.extractor.name,
                    "extractor_version": self.extractor.version, "model": getattr(self.extractor, "model", None),
-                   "content_hash": note.content_hash}
+                   "content_hash": note.content_hash, **_usage_columns(extraction)}
         error = "; ".join(extraction.errors) if extraction is not None and extraction.errors else None
         return _Done(vf.rel_path, content, document_sections(doc), document_rows(doc_row, segments, extraction), error, outcome)
 
@@ -240,6 +241,13 @@ class _Run:
 
         publish_index(base, KEYWORD_INDEX, write)
         self.report.keyword_index_rebuilt = True
+
+
+def _usage_columns(extraction: Extraction | None) -> dict[str, object]:
+    """Tokens and latency of the LLM path for the documents table (zeros for the offline extractors)."""
+    usage = extraction.usage if extraction is not None else {}
+    return {"llm_calls": int(usage.get("calls", 0)), "prompt_tokens": int(usage.get("prompt_tokens", 0)),
+            "completion_tokens": int(usage.get("completion_tokens", 0)), "llm_seconds": float(usage.get("seconds", 0.0))}
 
 
 def _read_generation(folder: Path) -> int | None:

@@ -61,6 +61,7 @@ class Extraction:
     relations: list[Relation] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # segments that failed (LLM path); the rest stands
+    usage: dict[str, float] = field(default_factory=dict)  # LLM path: calls, cached, prompt/completion tokens, seconds
 
     def extend(self, other: Extraction) -> None:
         self.entities += other.entities

@@ -68,6 +68,8 @@ def document_quads(info: DocumentInfo, extraction: Extraction) -> list[Quad]:
     ]
     if extraction.model:
         quads.append(Quad(activity, v.MODEL, Literal(extraction.model), graph))
+    for key, value in sorted(extraction.usage.items()):
+        quads.append(Quad(activity, NamedNode(v.usage_iri(key)), Literal(value), graph))
 
     seen_entities: set[str] = set()
     for ordinal, mention in enumerate(extraction.entities):

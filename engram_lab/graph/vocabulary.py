@@ -117,6 +117,11 @@ def relation_iri(predicate: str) -> str:
     return f"{RELATION_PREFIX}{quote(norm, safe='_')}"
 
 
+def usage_iri(key: str) -> str:
+    """Per-extraction LLM usage figures (calls, cached, prompt_tokens, completion_tokens, seconds)."""
+    return f"{ENGRAM}usage/{key}"
+
+
 def kind_iri(kind: str) -> str:
     return f"{KIND_PREFIX}{kind}"
 

@@ -73,6 +73,14 @@ class HeuristicExtractor:
                 run.prose(piece)
         return run.finish(Extraction(NAME, VERSION))
 
+    def extract_structure(self, doc: DocumentModel) -> tuple[Extraction, list[tuple[str, str]]]:
+        """Only what the Markdown structure states (frontmatter, links, tables, dated lines), and the names it found."""
+        run = _DocumentRun(doc, self.custom_kinds)
+        run.structure()
+        extraction = run.finish(Extraction(NAME, VERSION))
+        names = list(dict.fromkeys((e.name, e.kind) for e in extraction.entities))
+        return extraction, names
+
 
 class _DocumentRun:
     def __init__(self, doc: DocumentModel, custom_kinds: tuple[str, ...]) -> None:
