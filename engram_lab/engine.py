@@ -16,6 +16,7 @@ import polars as pl
 from engram_lab.errors import EngramError
 from engram_lab.extract.openie import ImportedExtractor, match_passages, model_from_filename, read_openie
 from engram_lab.graph.store import STORE_DIR, GraphStore
+from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.indexer import IndexReport, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
 from engram_lab.retrieve.keyword_search import KeywordSearcher
@@ -45,8 +46,8 @@ class Engine:
 
     def index(self, *, full: bool = False, progress: bool | None = None) -> IndexReport:
         report = index_vault(self.vault, full=full, progress=progress)
-        if report.keyword_index_rebuilt:
-            self._searcher = None
+        self._searcher = None
+        refresh_keyword_index(self.vault)  # so the first search after an index run is not the one that pays
         return report
 
     def status(self) -> StatusReport:

@@ -26,8 +26,6 @@ from engram_lab.extract.segment import segment_document
 from engram_lab.graph.quads import DocumentInfo, document_quads
 from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.graph.vocabulary import document_iri
-from engram_lab.index.keyword import KeywordIndex
-from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.tables import TABLES_DIR, DocumentRows, TableStore, document_rows
 from engram_lab.state.db import engram_dir, open_ledger, transaction
 from engram_lab.state.documents import DocumentRow, DocumentStatus, DocumentTable, IndexedContent
@@ -36,7 +34,6 @@ from engram_lab.vault.model import DocumentModel
 from engram_lab.vault.root import require_vault
 from engram_lab.vault.sections import Section
 
-KEYWORD_INDEX = "keyword"
 LEARNED_DIR = "learned/"
 IMPORT_PREFIX = "import:"
 # Commit (tables, then ledger) every CHUNK_DOCS documents or CHUNK_SECONDS, whichever comes first:
@@ -55,16 +52,11 @@ class IndexReport:
     partial: list[tuple[str, str]] = field(default_factory=list)  # indexed, but some segments failed to extract
     warnings: list[str] = field(default_factory=list)  # skipped folders and links, not documents
     unchanged: int = 0
-    keyword_index_rebuilt: bool = False
     seconds: float = 0.0
 
     @property
     def changed(self) -> bool:
         return bool(self.added or self.updated or self.renamed or self.deleted)
-
-
-def index_dir(vault: Path) -> Path:
-    return engram_dir(vault) / "index"
 
 
 def review_status(doc: DocumentModel) -> DocumentStatus:
@@ -157,7 +149,6 @@ class _Run:
                 self.table.record_failed(path, "notebook" if path.lower().endswith(".ipynb") else "markdown", problem)
             self.report.failed.append((path, problem))
         self._delete([row for path, row in missing.items() if path not in {old for old, _ in self.report.renamed}])
-        self._refresh_keyword_index()
         self.store.flush()
 
     def _index_one(self, vf: VaultFile, row: DocumentRow | None, missing_by_hash: dict[str, DocumentRow]) -> _Done | None:
@@ -223,38 +214,12 @@ class _Run:
                 self.table.delete(row.doc_id)
         self.report.deleted += [row.path for row in rows]
 
-    def _refresh_keyword_index(self) -> None:
-        """Rebuild BM25 when the ledger's sections moved on since the published index."""
-        base = index_dir(self.vault)
-        generation = self.table.generation()
-        current = current_index_dir(base, KEYWORD_INDEX)
-        if current is not None and _read_generation(current) == generation:
-            return
-        titles = {row.doc_id: row.title or row.path for row in self.table.all()}
-        sections = self.table.sections()
-        texts = [f"{titles.get(s.doc_id, '')}\n{' > '.join(s.heading_path)}\n{s.text}" for s in sections]
-        index = KeywordIndex.build(texts, [(s.doc_id, s.ordinal) for s in sections])
-
-        def write(folder: Path) -> None:
-            index.save(folder)
-            (folder / "generation").write_text(str(generation))
-
-        publish_index(base, KEYWORD_INDEX, write)
-        self.report.keyword_index_rebuilt = True
-
 
 def _usage_columns(extraction: Extraction | None) -> dict[str, object]:
     """Tokens and latency of the LLM path for the documents table (zeros for the offline extractors)."""
     usage = extraction.usage if extraction is not None else {}
     return {"llm_calls": int(usage.get("calls", 0)), "prompt_tokens": int(usage.get("prompt_tokens", 0)),
             "completion_tokens": int(usage.get("completion_tokens", 0)), "llm_seconds": float(usage.get("seconds", 0.0))}
-
-
-def _read_generation(folder: Path) -> int | None:
-    try:
-        return int((folder / "generation").read_text(encoding="utf-8").strip())
-    except (FileNotFoundError, ValueError):
-        return None
 
 
 def index_vault(vault: Path, *, full: bool = False, progress: bool | None = None) -> IndexReport:

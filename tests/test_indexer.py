@@ -45,13 +45,13 @@ def test_create_then_nothing_changed(vault, write):
     write("a.md", "# A\ntext")
     write("nb.ipynb", notebook_json([{"cell_type": "markdown", "source": "# N"}]))
     first = index_vault(vault, progress=False)
-    assert sorted(first.added) == ["a.md", "nb.ipynb"] and first.keyword_index_rebuilt
+    assert sorted(first.added) == ["a.md", "nb.ipynb"]
     state = rows(vault)
     assert state["a.md"].status == "indexed" and state["a.md"].iri == f"urn:engram:doc:{state['a.md'].doc_id}"
     assert state["a.md"].extractor == "heuristic" and state["a.md"].content_hash
     assert state["nb.ipynb"].kind == "notebook"
     second = index_vault(vault, progress=False)
-    assert (second.added, second.updated, second.unchanged, second.keyword_index_rebuilt) == ([], [], 2, False)
+    assert (second.added, second.updated, second.unchanged) == ([], [], 2)
 
 
 def test_edit_replaces_sections(vault, write):

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from engram_lab.errors import EngramError
+from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.index.keyword import KeywordIndex
-from engram_lab.index.publish import current_index_dir
-from engram_lab.indexer import KEYWORD_INDEX, index_dir
 from engram_lab.vault.root import require_vault
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.state.db import open_ledger
@@ -19,10 +18,9 @@ class KeywordSearcher:
 
     def __init__(self, vault: Path) -> None:
         self.vault = require_vault(vault)
-        folder = current_index_dir(index_dir(self.vault), KEYWORD_INDEX)
-        if folder is None:
+        if not (self.vault / ".engram" / "ledger.sqlite").exists():
             raise EngramError(f"{vault}: not indexed yet; run `engram index {vault}` first")
-        self.index = KeywordIndex.load(folder)
+        self.index = KeywordIndex.load(refresh_keyword_index(self.vault))
 
     def search(self, query: str, k: int = 10) -> list[SearchResult]:
         if not query.strip():

@@ -57,3 +57,18 @@ def test_failed_build_keeps_the_previous_index(tmp_path):
         publish_index(tmp_path, "kw", crash)
     assert current_index_dir(tmp_path, "kw") == good
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([good.name, "kw.current"])
+
+
+def test_keyword_index_follows_the_ledger_generation(vault, write):
+    from engram_lab.index.derived import current_if_fresh, refresh_keyword_index
+    from engram_lab.indexer import index_vault
+
+    write("a.md", "# Alpha\nsalinity")
+    index_vault(vault, progress=False)
+    assert current_if_fresh(vault, "keyword") is None  # the index run leaves vault-wide indexes to the next search
+    first = refresh_keyword_index(vault)
+    assert refresh_keyword_index(vault) == first  # nothing changed: nothing rebuilt
+    write("b.md", "# Beta\nnitrate")
+    index_vault(vault, progress=False)
+    second = refresh_keyword_index(vault)
+    assert second != first and KeywordIndex.load(second).search("nitrate", 1)

@@ -1,0 +1,70 @@
+"""Vault-wide indexes derived from the ledger, rebuilt when the ledger's generation moves on.
+
+An index run only updates per-document state (ledger, graphs, tables), which
+keeps re-indexing one edited note cheap. Structures over the whole vault (BM25
+now, embeddings and the retrieval graph later) are rebuilt here, on the next
+search or right after ``engram index``, and published atomically with the
+generation they were built from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engram_lab.index.keyword import KeywordIndex
+from engram_lab.index.publish import current_index_dir, publish_index
+from engram_lab.state.db import engram_dir, open_ledger
+from engram_lab.state.documents import DocumentTable
+
+KEYWORD_INDEX = "keyword"
+GENERATION_FILE = "generation"
+
+
+def index_dir(vault: Path) -> Path:
+    return engram_dir(vault) / "index"
+
+
+def read_generation(folder: Path) -> int | None:
+    try:
+        return int((folder / GENERATION_FILE).read_text(encoding="utf-8").strip())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def ledger_generation(vault: Path) -> int:
+    conn = open_ledger(vault)
+    try:
+        return DocumentTable(conn).generation()
+    finally:
+        conn.close()
+
+
+def current_if_fresh(vault: Path, name: str) -> Path | None:
+    """The published folder of index ``name`` when it matches the ledger's generation, else None."""
+    folder = current_index_dir(index_dir(vault), name)
+    if folder is not None and read_generation(folder) == ledger_generation(vault):
+        return folder
+    return None
+
+
+def refresh_keyword_index(vault: Path) -> Path:
+    """The current BM25 index folder, rebuilt first when the ledger moved on."""
+    fresh = current_if_fresh(vault, KEYWORD_INDEX)
+    if fresh is not None:
+        return fresh
+    conn = open_ledger(vault)
+    try:
+        table = DocumentTable(conn)
+        generation = table.generation()
+        titles = {row.doc_id: row.title or row.path for row in table.all()}
+        sections = table.sections()
+    finally:
+        conn.close()
+    texts = [f"{titles.get(s.doc_id, '')}\n{' > '.join(s.heading_path)}\n{s.text}" for s in sections]
+    index = KeywordIndex.build(texts, [(s.doc_id, s.ordinal) for s in sections])
+
+    def write(folder: Path) -> None:
+        index.save(folder)
+        (folder / GENERATION_FILE).write_text(str(generation))
+
+    return publish_index(index_dir(vault), KEYWORD_INDEX, write)
