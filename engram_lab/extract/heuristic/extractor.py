@@ -220,6 +220,7 @@ class _DocumentRun:
         for assertion in classes:
             self.registry.refine(assertion.subject, assertion.kind_hint)
             class_key = self.registry.add(assertion.class_phrase, "Concept")
+            self.draft.mentions.append((class_key, None, cell, None))  # a class named, not a span to point at
             self.draft.relations.append((assertion.subject, IS_A, class_key, None, sentence, cell, label, date))
         for triple in triples:
             self.draft.relations.append((triple.subject, triple.predicate, triple.object, None, sentence, cell, label, date))

@@ -57,7 +57,8 @@ STOP_CAPITALS = frozenset(
     "along upon into onto to of not no yes our we you i my your see note one two three four five six seven eight "
     "nine ten first second third notes attendees decision decisions discussion actions action findings goals "
     "team sites start open details email office symptom cause consequence schedule profiles pre-deployment "
-    "nitrate related funded any more less only just even now once such than thus hence".split()
+    "nitrate related funded any more less only just even now once such than thus hence should is are was were does do did "
+    "can could would will shall may might must has have had ask asked please".split()
 )
 MONTHS = (
     "january february march april may june july august september october november december "

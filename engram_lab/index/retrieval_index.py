@@ -1,0 +1,235 @@
+"""The retrieval index: passages, entities and facts with their vectors, and the typed edge list.
+
+Built from the ledger (sections) and the Parquet tables (entities, relations,
+mentions), published atomically with the ledger generation it reflects. Nodes of
+the graph are entities and passages (one passage node per document; its
+sections are what dense and BM25 seeding score).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from engram_lab.graph import vocabulary as v
+from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
+from engram_lab.index.embeddings import Embedder, EmbeddingCache
+from engram_lab.index.publish import publish_index
+from engram_lab.index.tables import TABLES_DIR, TableStore
+from engram_lab.retrieve.csls import local_density
+from engram_lab.state.db import engram_dir, open_ledger
+from engram_lab.state.documents import DocumentTable
+
+RETRIEVAL_INDEX = "retrieval"
+INDEX_FORMAT = 2  # bump when the saved layout changes: older folders are rebuilt, not misread
+SYNONYM_NEIGHBOURS = 8
+
+
+@dataclass
+class RetrievalData:
+    """Everything search needs, in memory."""
+
+    folder: Path
+    model: str
+    documents: pl.DataFrame  # doc_id, path, title, status (row i = passage node i)
+    sections: pl.DataFrame  # doc_id, ordinal, doc_index, cell_id, heading, heading_path, start, end, text
+    entities: pl.DataFrame  # entity_iri, name, kind, labels (names and aliases), passages (count)
+    facts: pl.DataFrame  # subject, object (entity indices), predicate, text, doc_ids
+    edges: pl.DataFrame  # src, dst (node indices), type, weight
+    section_vectors: np.ndarray
+    section_density: np.ndarray
+    entity_vectors: np.ndarray
+    entity_density: np.ndarray
+    fact_vectors: np.ndarray
+    fact_density: np.ndarray
+    synonym_pairs: pl.DataFrame  # a, b (entity indices), cosine: nearest neighbours above the lowest threshold in use
+
+    @property
+    def n_passages(self) -> int:
+        return self.documents.height
+
+    @property
+    def n_entities(self) -> int:
+        return self.entities.height
+
+    def entity_node(self, index: int) -> int:
+        return self.n_passages + index
+
+
+def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
+    conn = open_ledger(vault)
+    try:
+        table = DocumentTable(conn)
+        generation = table.generation()
+        rows = table.all()
+        sections = table.sections()
+    finally:
+        conn.close()
+    documents = pl.DataFrame(
+        {"doc_id": [r.doc_id for r in rows], "path": [r.path for r in rows], "title": [r.title or r.path for r in rows],
+         "status": [r.status for r in rows]},
+        schema={"doc_id": pl.String, "path": pl.String, "title": pl.String, "status": pl.String},
+    )
+    position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
+    frame = pl.DataFrame(
+        {"doc_id": [s.doc_id for s in sections], "ordinal": [s.ordinal for s in sections],
+         "doc_index": [position[s.doc_id] for s in sections], "cell_id": [s.cell_id for s in sections],
+         "heading": [s.heading for s in sections], "heading_path": [" > ".join(s.heading_path) for s in sections],
+         "start": [s.start for s in sections], "end": [s.end for s in sections], "text": [s.text for s in sections]},
+        schema={"doc_id": pl.String, "ordinal": pl.Int64, "doc_index": pl.Int64, "cell_id": pl.String, "heading": pl.String,
+                "heading_path": pl.String, "start": pl.Int64, "end": pl.Int64, "text": pl.String},
+    )
+    return documents, frame, generation
+
+
+def _nearest_pairs(vectors: np.ndarray, threshold: float, k: int = SYNONYM_NEIGHBOURS, batch: int = 1024) -> pl.DataFrame:
+    """Pairs (a < b) among each row's ``k`` nearest neighbours whose cosine is at least ``threshold``."""
+    a_list, b_list, cos_list = [], [], []
+    n = vectors.shape[0]
+    k = min(k, n - 1)
+    for start in range(0, n if k > 0 else 0, batch):
+        sims = vectors[start : start + batch] @ vectors.T
+        rows = np.arange(sims.shape[0])
+        sims[rows, start + rows] = -1.0
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        for r, cols in enumerate(top):
+            for c in cols:
+                if sims[r, c] >= threshold:
+                    a, b = sorted((start + r, int(c)))
+                    a_list.append(a)
+                    b_list.append(b)
+                    cos_list.append(float(sims[r, c]))
+    frame = pl.DataFrame({"a": a_list, "b": b_list, "cosine": cos_list}, schema={"a": pl.Int64, "b": pl.Int64, "cosine": pl.Float64})
+    return frame.unique(["a", "b"]).sort(["a", "b"])
+
+
+def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_floor: float = 0.75) -> RetrievalData:
+    documents, sections, _ = _section_frame(vault)
+    tables = TableStore(engram_dir(vault) / TABLES_DIR)
+    indexed = set(documents.filter(pl.col("status") == "indexed")["doc_id"].to_list())
+    position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
+
+    raw_entities = tables.read("entities").filter(pl.col("doc_id").is_in(list(indexed)))
+    entities = (
+        raw_entities.group_by("entity_iri", maintain_order=True)
+        .agg(pl.col("name").first(), pl.col("kind").first(), pl.col("aliases").list.explode(keep_nulls=False, empty_as_null=False).unique().alias("aliases"),
+             pl.col("doc_id").unique().alias("doc_ids"))
+        .with_columns(pl.col("doc_ids").list.len().alias("passages"))
+        .sort("entity_iri")
+    )
+    entity_index = {iri: i for i, iri in enumerate(entities["entity_iri"].to_list())}
+
+    relations = tables.read("relations").filter(pl.col("doc_id").is_in(list(indexed)) & pl.col("object_iri").is_not_null())
+    relations = relations.filter(pl.col("subject_iri").is_in(list(entity_index)) & pl.col("object_iri").is_in(list(entity_index)))
+    facts = (
+        relations.group_by(["subject_iri", "predicate", "object_iri"], maintain_order=True)
+        .agg(pl.col("subject").first(), pl.col("object").first(), pl.col("predicate_iri").first(), pl.col("doc_id").unique().alias("doc_ids"),
+             pl.col("doc_id").first().alias("evidence_doc"), pl.col("cell_id").first(), pl.col("start").first(), pl.col("end").first(),
+             pl.col("label").first())
+        .with_columns(
+            pl.col("subject_iri").replace_strict(entity_index, return_dtype=pl.Int64).alias("s"),
+            pl.col("object_iri").replace_strict(entity_index, return_dtype=pl.Int64).alias("o"),
+            pl.concat_str([pl.col("subject"), pl.col("predicate"), pl.col("object")], separator=" ").alias("text"),
+        )
+        .sort(["s", "predicate", "o"])
+    )
+
+    cache = EmbeddingCache(engram_dir(vault) / "vectors" / "cache.sqlite")
+    try:
+        titles = dict(zip(documents["doc_id"].to_list(), documents["title"].to_list()))
+        section_texts = [f"{titles[d]}\n{t}" for d, t in zip(sections["doc_id"].to_list(), sections["text"].to_list())]
+        section_vectors = cache.embed(embedder, section_texts)
+        entity_vectors = cache.embed(embedder, entities["name"].to_list())
+        fact_vectors = cache.embed(embedder, facts["text"].to_list())
+    finally:
+        cache.close()
+
+    edges = _edges(documents, entities, facts, raw_entities, relations, entity_index, position, tables)
+    return RetrievalData(
+        folder=folder, model=embedder.name, documents=documents, sections=sections,
+        entities=entities.select("entity_iri", "name", "kind", "aliases", "passages", "doc_ids"),
+        facts=facts.select("s", "o", "predicate", "predicate_iri", "text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
+        edges=edges,
+        section_vectors=section_vectors, section_density=local_density(section_vectors),
+        entity_vectors=entity_vectors, entity_density=local_density(entity_vectors),
+        fact_vectors=fact_vectors, fact_density=local_density(fact_vectors),
+        synonym_pairs=_nearest_pairs(entity_vectors, synonym_floor),
+    )
+
+
+def _edges(documents, entities, facts, raw_entities, relations, entity_index, position, tables) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+    n_pass = documents.height
+    src: list[int] = []
+    dst: list[int] = []
+    kind: list[str] = []
+    weight: list[float] = []
+
+    def add(a: int, b: int, t: str, w: float) -> None:
+        src.append(a)
+        dst.append(b)
+        kind.append(t)
+        weight.append(w)
+
+    for s, o, predicate_iri in zip(facts["s"].to_list(), facts["o"].to_list(), facts["predicate_iri"].to_list()):
+        if s == o:
+            continue
+        if predicate_iri == v.IS_A.value:
+            add(n_pass + s, n_pass + o, "hierarchy", 1.0)
+        elif predicate_iri != v.LINKS_TO.value:
+            add(n_pass + s, n_pass + o, "relation", 1.0)
+    for doc_id, iri in zip(raw_entities["doc_id"].to_list(), raw_entities["entity_iri"].to_list()):
+        if iri in entity_index:
+            add(position[doc_id], n_pass + entity_index[iri], "mention", 1.0)
+    # Note links: a 'links to' target resolves to the note whose title (or file stem) it names.
+    by_title: dict[str, int] = {}
+    for i, (title, path) in enumerate(zip(documents["title"].to_list(), documents["path"].to_list())):
+        by_title.setdefault(v.normalise_label(title), i)
+        by_title.setdefault(v.normalise_label(Path(path).stem), i)
+        by_title.setdefault(v.normalise_label(str(Path(path).with_suffix(""))), i)
+    links = relations.filter(pl.col("predicate_iri") == v.LINKS_TO.value)
+    for doc_id, target in zip(links["doc_id"].to_list(), links["object"].to_list()):
+        other = by_title.get(v.normalise_label(target or ""))
+        if other is not None and other != position[doc_id]:
+            add(position[doc_id], other, "link", 1.0)
+    frame = pl.DataFrame({"src": src, "dst": dst, "type": kind, "weight": weight},
+                         schema={"src": pl.Int64, "dst": pl.Int64, "type": pl.String, "weight": pl.Float64})
+    return frame.group_by(["src", "dst", "type"]).agg(pl.col("weight").sum()).sort(["type", "src", "dst"])
+
+
+_FRAMES = ("documents", "sections", "entities", "facts", "edges", "synonym_pairs")
+_ARRAYS = ("section_vectors", "section_density", "entity_vectors", "entity_density", "fact_vectors", "fact_density")
+
+
+def save(data: RetrievalData, folder: Path, generation: int) -> None:
+    for name in _FRAMES:
+        getattr(data, name).write_parquet(folder / f"{name}.parquet")
+    for name in _ARRAYS:
+        np.save(folder / f"{name}.npy", getattr(data, name))
+    (folder / "meta.json").write_text(json.dumps({"format": INDEX_FORMAT, "model": data.model, "dimension": int(data.entity_vectors.shape[1]) if data.entity_vectors.size else None}))
+    (folder / GENERATION_FILE).write_text(str(generation))
+
+
+def load(folder: Path) -> RetrievalData:
+    meta = json.loads((folder / "meta.json").read_text())
+    frames = {name: pl.read_parquet(folder / f"{name}.parquet") for name in _FRAMES}
+    arrays = {name: np.load(folder / f"{name}.npy") for name in _ARRAYS}
+    return RetrievalData(folder=folder, model=meta["model"], **frames, **arrays)
+
+
+def refresh_retrieval_index(vault: Path, embedder: Embedder) -> Path:
+    """The current retrieval index folder, rebuilt first when the ledger moved on (or the model changed)."""
+    fresh = current_if_fresh(vault, RETRIEVAL_INDEX)
+    if fresh is not None:
+        meta = json.loads((fresh / "meta.json").read_text())
+        if meta.get("model") == embedder.name and meta.get("format") == INDEX_FORMAT:
+            return fresh
+    generation = _section_frame(vault)[2]
+
+    def write(folder: Path) -> None:
+        save(build_retrieval_data(vault, embedder, folder), folder, generation)
+
+    return publish_index(index_dir(vault), RETRIEVAL_INDEX, write)

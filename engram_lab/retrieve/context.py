@@ -1,0 +1,105 @@
+"""The "last metre": turn ranked passages and graph evidence into the context an agent reads.
+
+Within a character budget it takes the best passages, but first reserves room
+for (a) relation evidence whose endpoints are top-ranked entities and (b) the
+bridges of multi-hop chains: entities on short paths between the query's seed
+entities, with a passage that mentions them even when that passage ranked low.
+Every line says where it came from.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from engram_lab.index.retrieval_index import RetrievalData
+from engram_lab.retrieve.results import SearchResult
+
+BRIDGE_DEPTH = 3
+RESERVED_SHARE = 0.3
+
+
+@dataclass(frozen=True)
+class EvidenceLine:
+    text: str
+    doc: str
+    span: tuple[int, int] | None
+    kind: str  # "relation" or "bridge"
+
+
+def entity_neighbours(data: RetrievalData) -> dict[int, set[int]]:
+    part = data.edges.filter(pl.col("type").is_in(["relation", "hierarchy"]))
+    out: dict[int, set[int]] = {}
+    for a, b in zip(part["src"].to_list(), part["dst"].to_list()):
+        a, b = a - data.n_passages, b - data.n_passages
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
+    return out
+
+
+def bridge_entities(neighbours: dict[int, set[int]], seeds: list[int], depth: int = BRIDGE_DEPTH) -> set[int]:
+    """Entities strictly inside shortest paths (at most ``depth`` hops) between pairs of seed entities."""
+    bridges: set[int] = set()
+    for i, source in enumerate(seeds):
+        parents: dict[int, int | None] = {source: None}
+        queue = deque([(source, 0)])
+        while queue:
+            node, dist = queue.popleft()
+            if dist == depth:
+                continue
+            for nxt in neighbours.get(node, ()):
+                if nxt not in parents:
+                    parents[nxt] = node
+                    queue.append((nxt, dist + 1))
+        for target in seeds[i + 1 :]:
+            step = parents.get(target) if target in parents else None
+            while step is not None and step != source:
+                bridges.add(step)
+                step = parents[step]
+    return bridges - set(seeds)
+
+
+def _fact_line(data: RetrievalData, fact: int, paths: dict[str, str]) -> EvidenceLine:
+    row = data.facts.row(fact, named=True)
+    doc = paths.get(row["evidence_doc"], "?")
+    span = (row["start"], row["end"]) if row["start"] is not None else None
+    where = f"{doc}, chars {span[0]}-{span[1]}" if span else doc
+    return EvidenceLine(f"{row['text']}  [{where}]", doc, span, "relation")
+
+
+def assemble(data: RetrievalData, results: list[SearchResult], entity_scores: np.ndarray, seed_entities: list[int],
+             budget_chars: int = 6000, superseded: dict[str, str] | None = None) -> str:
+    paths = dict(zip(data.documents["doc_id"].to_list(), data.documents["path"].to_list()))
+    top_entities = [int(i) for i in np.argsort(-entity_scores)[:5] if entity_scores[i] > 0] if entity_scores.size else []
+    neighbours = entity_neighbours(data)
+    bridges = bridge_entities(neighbours, seed_entities[:5])
+    subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
+    wanted = set(top_entities) | bridges
+    evidence: list[EvidenceLine] = []
+    for f in range(data.facts.height):
+        if int(subjects[f]) in wanted and int(objects[f]) in wanted | set(seed_entities):
+            line = _fact_line(data, f, paths)
+            evidence.append(EvidenceLine(line.text, line.doc, line.span, "bridge" if {int(subjects[f]), int(objects[f])} & bridges else "relation"))
+    evidence.sort(key=lambda e: e.kind != "bridge")
+    reserved = int(budget_chars * RESERVED_SHARE)
+    lines: list[str] = []
+    used = 0
+    if evidence:
+        lines.append("Relations:")
+        for line in evidence:
+            if used + len(line.text) > reserved:
+                break
+            lines.append(f"- {line.text}")
+            used += len(line.text) + 3
+    for result in results:
+        label = (superseded or {}).get(result.doc_id)
+        head = f"[{result.rank}] {result.provenance()}" + (f" (superseded by {label})" if label else "")
+        block = f"{head}\n{result.text.strip()}"
+        if lines and used + len(block) > budget_chars:
+            break
+        lines.append(block)
+        used += len(block)
+    return "\n\n".join(lines)

@@ -1,0 +1,36 @@
+"""The retrieval graph as a sparse matrix: typed edges weighted per mode, synonyms above a threshold."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import scipy.sparse as sp
+
+from engram_lab.index.retrieval_index import RetrievalData
+from engram_lab.retrieve.settings import EdgeWeights
+
+ENTITY_EDGE_TYPES = ("relation", "hierarchy", "synonym")
+
+
+def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: float, types: tuple[str, ...] | None = None) -> sp.csr_matrix:
+    """Symmetric weighted adjacency over passage nodes (first) and entity nodes (after them)."""
+    n = data.n_passages + data.n_entities
+    per_type = {"relation": weights.relation, "hierarchy": weights.hierarchy, "mention": weights.mention, "link": weights.link}
+    rows, cols, vals = [], [], []
+    for edge_type, weight in per_type.items():
+        if types is not None and edge_type not in types:
+            continue
+        part = data.edges.filter(pl.col("type") == edge_type)
+        rows.append(part["src"].to_numpy())
+        cols.append(part["dst"].to_numpy())
+        vals.append(part["weight"].to_numpy() * weight)
+    if types is None or "synonym" in types:
+        synonyms = data.synonym_pairs.filter(pl.col("cosine") >= synonym_threshold)
+        rows.append(synonyms["a"].to_numpy() + data.n_passages)
+        cols.append(synonyms["b"].to_numpy() + data.n_passages)
+        vals.append(synonyms["cosine"].to_numpy() * weights.synonym)
+    if not rows:
+        return sp.csr_matrix((n, n))
+    r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+    matrix = sp.coo_matrix((np.concatenate([w, w]), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(n, n))
+    return matrix.tocsr()

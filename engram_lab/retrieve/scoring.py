@@ -1,0 +1,164 @@
+"""Query-time scoring: seed legs, their fusion into a reset vector, and passage ranking. Pure numpy.
+
+Every leg can be switched off by a zero weight in :class:`RetrievalSettings`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+import scipy.sparse as sp
+
+from engram_lab.index.retrieval_index import RetrievalData
+from engram_lab.retrieve.csls import top_candidates
+from engram_lab.retrieve.ppr import personalized_pagerank
+from engram_lab.retrieve.settings import RetrievalSettings
+
+PASSAGE_CANDIDATES = 20
+
+
+@dataclass
+class SeedScores:
+    """What each leg contributed, kept for explanations (the activation panel) and tests."""
+
+    lexical: dict[int, float] = field(default_factory=dict)  # entity index -> score
+    entity_dense: dict[int, float] = field(default_factory=dict)
+    facts: dict[int, float] = field(default_factory=dict)  # fact index -> score
+    passages: np.ndarray | None = None  # per document, fused BM25 + dense in [0, 1]
+    section_scores: np.ndarray | None = None  # per section, for choosing the span to show
+
+
+@dataclass
+class Ranking:
+    doc_scores: np.ndarray
+    entity_scores: np.ndarray
+    seeds: SeedScores
+    reset: np.ndarray | None
+
+
+def _normalise_sum(values: dict[int, float]) -> dict[int, float]:
+    total = sum(values.values())
+    return {k: v / total for k, v in values.items()} if total > 0 else {}
+
+
+def _min_max(values: np.ndarray) -> np.ndarray:
+    if values.size == 0:
+        return values
+    low, high = float(values.min()), float(values.max())
+    return (values - low) / (high - low) if high > low else np.where(values > 0, 1.0, 0.0)
+
+
+def doc_max(section_values: np.ndarray, data: RetrievalData) -> np.ndarray:
+    """Per document, the best of its sections."""
+    out = np.zeros(data.n_passages)
+    np.maximum.at(out, data.sections["doc_index"].to_numpy(), section_values)
+    return out
+
+
+def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections: np.ndarray, section_cos: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Fused BM25 and dense passage scores, per document and per section."""
+    per_doc = np.zeros(data.n_passages)
+    per_section = np.zeros(data.sections.height)
+    if settings.bm25 > 0 and bm25_sections.any():
+        normalised = bm25_sections / bm25_sections.max()
+        per_section += settings.bm25 * normalised
+        per_doc += settings.bm25 * doc_max(normalised, data)
+    if settings.passage_dense > 0 and section_cos is not None and section_cos.size:
+        chosen = top_candidates(section_cos, data.section_density if settings.csls else None, PASSAGE_CANDIDATES)
+        kept = np.zeros_like(section_cos)
+        kept[chosen] = section_cos[chosen]
+        dense_doc = doc_max(kept, data)
+        nonzero = dense_doc > 0
+        if nonzero.any():
+            dense_doc[nonzero] = _min_max(dense_doc[nonzero]) * 0.9 + 0.1
+        per_doc += settings.passage_dense * dense_doc
+        per_section += settings.passage_dense * np.clip(section_cos, 0, None)
+    return per_doc, per_section
+
+
+def entity_legs(data: RetrievalData, settings: RetrievalSettings, lexical: dict[int, float],
+                q_entity_cos: np.ndarray | None, q_fact_cos: np.ndarray | None, seeds: SeedScores) -> np.ndarray:
+    """The entity part of the reset vector: each leg normalised to sum 1, then weighted and added."""
+    passages = data.entities["passages"].to_numpy().astype(float)
+    out = np.zeros(data.n_entities)
+    if settings.lexical > 0 and lexical:
+        seeds.lexical = {i: s / max(passages[i], 1.0) for i, s in lexical.items()}
+        for i, s in _normalise_sum(seeds.lexical).items():
+            out[i] += settings.lexical * s
+    if settings.entity_dense > 0 and q_entity_cos is not None and q_entity_cos.size:
+        chosen = top_candidates(q_entity_cos, data.entity_density if settings.csls else None, settings.top_entities)
+        seeds.entity_dense = {int(i): max(float(q_entity_cos[i]), 0.0) for i in chosen}
+        for i, s in _normalise_sum(seeds.entity_dense).items():
+            out[i] += settings.entity_dense * s
+    if settings.fact_dense > 0 and q_fact_cos is not None and q_fact_cos.size:
+        chosen = top_candidates(q_fact_cos, data.fact_density if settings.csls else None, settings.top_facts)
+        seeds.facts = {int(i): max(float(q_fact_cos[i]), 0.0) for i in chosen}
+        subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
+        fact_entities: dict[int, float] = {}
+        for f, score in seeds.facts.items():
+            for e in (int(subjects[f]), int(objects[f])):
+                fact_entities[e] = fact_entities.get(e, 0.0) + score / max(passages[e], 1.0)
+        for i, s in _normalise_sum(fact_entities).items():
+            out[i] += settings.fact_dense * s
+    return out
+
+
+def rank(data: RetrievalData, settings: RetrievalSettings, transition_t: sp.csr_matrix | None, *, lexical: dict[int, float],
+         bm25_sections: np.ndarray, section_cos: np.ndarray | None, entity_cos: np.ndarray | None, fact_cos: np.ndarray | None) -> Ranking:
+    seeds = SeedScores()
+    passage_doc, passage_section = passage_leg(data, settings, bm25_sections, section_cos)
+    seeds.passages, seeds.section_scores = passage_doc, passage_section
+    entity_reset = entity_legs(data, settings, lexical, entity_cos, fact_cos, seeds)
+    p_total, e_total = passage_doc.sum(), entity_reset.sum()
+    share = settings.passage_share if p_total > 0 and e_total > 0 else (1.0 if p_total > 0 else 0.0)
+    reset = np.concatenate([
+        passage_doc / p_total * share if p_total > 0 else passage_doc,
+        entity_reset / e_total * (1 - share) if e_total > 0 else entity_reset,
+    ])
+    if settings.use_ppr and transition_t is not None and reset.sum() > 0:
+        scores = personalized_pagerank(transition_t, reset, settings.damping)
+        doc_scores = scores[: data.n_passages] + settings.final_blend * (passage_doc / p_total if p_total > 0 else 0)
+        return Ranking(doc_scores, scores[data.n_passages :], seeds, reset)
+    # No walk: passages score by their own seed plus the seeds of the entities they mention.
+    mentions = data.edges.filter(pl.col("type") == "mention")
+    doc_scores = reset[: data.n_passages].copy()
+    if e_total > 0 and mentions.height:
+        entity_part = reset[data.n_passages :]
+        np.add.at(doc_scores, mentions["src"].to_numpy(), entity_part[mentions["dst"].to_numpy() - data.n_passages])
+    return Ranking(doc_scores, reset[data.n_passages :], seeds, reset)
+
+
+def hipporag2_rank(data: RetrievalData, transition_t: sp.csr_matrix, section_cos: np.ndarray, fact_cos: np.ndarray) -> Ranking:
+    """HippoRAG 2's retrieval as published, without its LLM fact filter.
+
+    Top-5 facts by query-fact cosine (min-max normalised); each fact's subject and object get the
+    fact score divided by the number of passages they occur in; the top-5 such entities seed the
+    graph; passages seed with their min-max normalised dense score times 0.05; PPR with damping 0.5.
+    With no fact to go on, it falls back to dense passage ranking, as the original does.
+    """
+    seeds = SeedScores()
+    dense_doc = doc_max(section_cos, data)
+    if fact_cos.size == 0:
+        return Ranking(dense_doc, np.zeros(data.n_entities), seeds, None)
+    fact_scores = _min_max(fact_cos)
+    top = np.argsort(-fact_scores)[:5]
+    passages = data.entities["passages"].to_numpy().astype(float)
+    weights = np.zeros(data.n_entities)
+    subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
+    for f in top:
+        seeds.facts[int(f)] = float(fact_scores[f])
+        for e in (int(subjects[f]), int(objects[f])):
+            weights[e] = fact_scores[f] / max(passages[e], 1.0)
+    keep = np.argsort(-weights)[:5]
+    entity_weights = np.zeros_like(weights)
+    entity_weights[keep] = weights[keep]
+    seeds.entity_dense = {int(i): float(entity_weights[i]) for i in keep if entity_weights[i] > 0}
+    passage_weights = _min_max(dense_doc) * 0.05
+    seeds.passages = passage_weights
+    reset = np.concatenate([passage_weights, entity_weights])
+    if reset.sum() <= 0:
+        return Ranking(dense_doc, np.zeros(data.n_entities), seeds, None)
+    scores = personalized_pagerank(transition_t, reset, damping=0.5)
+    return Ranking(scores[: data.n_passages], scores[data.n_passages :], seeds, reset)

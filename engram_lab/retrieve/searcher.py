@@ -1,0 +1,172 @@
+"""Search over an indexed vault in every mode, loading each costly thing once.
+
+The embedding model and the retrieval index load on the first search that
+needs them; ``auto`` never loads the model and uses whatever retrieval index was
+last published (so its answer may lag behind the notes, and says so).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engram_lab.errors import EngramError
+from engram_lab.index.derived import index_dir, refresh_keyword_index
+from engram_lab.index.embeddings import Embedder, default_embedder
+from engram_lab.index.keyword import KeywordIndex
+from engram_lab.index.publish import current_index_dir
+from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, RetrievalData, load, refresh_retrieval_index
+from engram_lab.retrieve.context import assemble
+from engram_lab.retrieve.graph import adjacency
+from engram_lab.retrieve.lexical import LexicalMatcher
+from engram_lab.retrieve.ppr import transition_matrix
+from engram_lab.retrieve.results import SearchResult
+from engram_lab.retrieve.keyword_search import KeywordSearcher
+from engram_lab.retrieve.results import assemble_context
+from engram_lab.retrieve.scoring import Ranking, SeedScores, doc_max, hipporag2_rank, rank
+from engram_lab.retrieve.settings import AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
+from engram_lab.vault.root import require_vault
+
+
+@dataclass
+class SearchOutcome:
+    query: str
+    mode: str
+    results: list[SearchResult]
+    context: str
+    ranking: Ranking | None = None
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+class Searcher:
+    def __init__(self, vault: Path, embedder_factory: Callable[[], Embedder] = default_embedder,
+                 settings: RetrievalSettings | None = None) -> None:
+        self.vault = require_vault(vault)
+        if not (self.vault / ".engram" / "ledger.sqlite").exists():
+            raise EngramError(f"{vault}: not indexed yet; run `engram index {vault}` first")
+        self.embedder_factory = embedder_factory
+        self.base = settings or RetrievalSettings()
+        self._embedder: Embedder | None = None
+        self._data: RetrievalData | None = None
+        self._keyword: KeywordIndex | None = None
+        self._keyword_folder: Path | None = None
+        self._lexical: LexicalMatcher | None = None
+        self._transitions: dict[tuple[object, ...], object] = {}
+        self._keyword_searcher: KeywordSearcher | None = None
+
+    # -- loading -------------------------------------------------------------
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = self.embedder_factory()
+        return self._embedder
+
+    def _load_data(self, allow_stale: bool) -> RetrievalData | None:
+        if allow_stale:
+            folder = current_index_dir(index_dir(self.vault), RETRIEVAL_INDEX)
+        else:
+            folder = refresh_retrieval_index(self.vault, self.embedder())
+        if folder is None:
+            return None
+        if self._data is None or self._data.folder != folder:
+            self._data = load(folder)
+            self._lexical = None
+            self._transitions = {}
+            if self._keyword_folder is None:
+                self._keyword = None
+        return self._data
+
+    def _keyword_index(self) -> KeywordIndex:
+        folder = refresh_keyword_index(self.vault)
+        if self._keyword is None or folder != self._keyword_folder:
+            self._keyword, self._keyword_folder = KeywordIndex.load(folder), folder
+        return self._keyword
+
+    def _transition(self, data: RetrievalData, settings: RetrievalSettings, types: tuple[str, ...] | None = None):  # type: ignore[no-untyped-def]
+        key = (id(data), settings.edges, settings.synonym_threshold, types)
+        if key not in self._transitions:
+            self._transitions[key] = transition_matrix(adjacency(data, settings.edges, settings.synonym_threshold, types))
+        return self._transitions[key]
+
+    # -- searching -----------------------------------------------------------
+    def search(self, query: str, k: int = 10, mode: str = "full", settings: RetrievalSettings | None = None) -> SearchOutcome:
+        if not query.strip():
+            raise EngramError("the query is empty")
+        if mode not in MODES and mode != "no-csls":
+            raise EngramError(f"unknown search mode {mode!r}; available: {', '.join(MODES)}")
+        started = time.perf_counter()
+        if mode == "keyword":  # straight from the ledger's sections: always current, no model, no graph
+            if self._keyword_searcher is None:
+                self._keyword_searcher = KeywordSearcher(self.vault)
+            results = self._keyword_searcher.search(query, k)
+            return SearchOutcome(query, mode, results, assemble_context(results), seconds=time.perf_counter() - started)
+        chosen = settings or settings_for(mode, self.base)
+        data = self._load_data(allow_stale=not chosen.needs_embeddings)
+        if data is None or data.n_passages == 0:
+            return SearchOutcome(query, mode, [], "", notes=["no retrieval index yet: run a full search once"], seconds=time.perf_counter() - started)
+        if mode == "auto":
+            k = min(k, AUTO_MAX_RESULTS)
+        ranking = self._rank(data, query, mode, chosen)
+        results = self._results(data, ranking, k)
+        seeds = sorted(set(ranking.seeds.lexical) | set(ranking.seeds.entity_dense), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
+        context = assemble(data, results, ranking.entity_scores, seeds)
+        if mode == "auto":
+            context = f"[{AUTO_HEADER}]\n\n{context}"
+        return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started)
+
+    def _rank(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings) -> Ranking:
+        q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
+        section_cos = data.section_vectors @ q if q is not None else None
+        if mode == "hipporag2":
+            fact_cos = data.fact_vectors @ q if data.fact_vectors.size else np.zeros(0)
+            anchor = RetrievalSettings(synonym_threshold=0.8)
+            transition = self._transition(data, anchor, ("relation", "mention", "synonym"))
+            return hipporag2_rank(data, transition, section_cos, fact_cos)
+        bm25 = np.zeros(data.sections.height)
+        if settings.bm25 > 0:
+            position = {key: i for i, key in enumerate(zip(data.sections["doc_id"].to_list(), data.sections["ordinal"].to_list()))}
+            for hit in self._keyword_index().search(query, 50):
+                if hit.key in position:
+                    bm25[position[hit.key]] = hit.score
+        lexical = {}
+        if settings.lexical > 0:
+            if self._lexical is None:
+                names, aliases = data.entities["name"].to_list(), data.entities["aliases"].to_list()
+                self._lexical = LexicalMatcher([[n, *(a or [])] for n, a in zip(names, aliases)])
+            lexical = self._lexical.match(query)
+        entity_cos = data.entity_vectors @ q if q is not None and data.entity_vectors.size else None
+        fact_cos = data.fact_vectors @ q if q is not None and data.fact_vectors.size else None
+        if mode == "dense":
+            return _dense_only(data, section_cos)
+        transition = self._transition(data, settings) if settings.use_ppr else None
+        return rank(data, settings, transition, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,
+                    entity_cos=entity_cos, fact_cos=fact_cos)
+
+    def _results(self, data: RetrievalData, ranking: Ranking, k: int) -> list[SearchResult]:
+        order = [int(i) for i in np.argsort(-ranking.doc_scores, kind="stable") if ranking.doc_scores[i] > 0][:k]
+        section_scores = ranking.seeds.section_scores
+        doc_index = data.sections["doc_index"].to_numpy()
+        results = []
+        for d in order:
+            candidates = np.flatnonzero(doc_index == d)
+            if candidates.size == 0:
+                continue
+            best = int(candidates[np.argmax(section_scores[candidates])]) if section_scores is not None else int(candidates[0])
+            section = data.sections.row(best, named=True)
+            document = data.documents.row(d, named=True)
+            results.append(SearchResult(
+                rank=len(results) + 1, path=document["path"], cell_id=section["cell_id"], doc_id=document["doc_id"],
+                score=float(ranking.doc_scores[d]), span=(section["start"], section["end"]), heading=section["heading"],
+                heading_path=tuple(p for p in section["heading_path"].split(" > ") if p), text=section["text"],
+                status=document["status"],
+            ))
+        return results
+
+
+def _dense_only(data: RetrievalData, section_cos: np.ndarray) -> Ranking:
+    seeds = SeedScores(section_scores=section_cos)
+    return Ranking(doc_max(np.clip(section_cos, 1e-9, None), data), np.zeros(data.n_entities), seeds, None)

@@ -1,0 +1,59 @@
+"""Retrieval settings per mode. The defaults of ``full`` were chosen on musique-dev (see BENCHMARKS.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+MODES = ("full", "auto", "keyword", "dense", "graph-off", "hipporag2")
+AUTO_MAX_RESULTS = 8
+AUTO_HEADER = "partial and possibly stale: verify with a full search"
+
+
+@dataclass(frozen=True)
+class EdgeWeights:
+    relation: float = 1.0
+    synonym: float = 1.0  # multiplied by the cosine
+    hierarchy: float = 0.5
+    mention: float = 1.0
+    link: float = 0.5
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """Which legs seed the graph, how they are weighed, and how the graph is walked."""
+
+    lexical: float = 1.0
+    entity_dense: float = 1.0
+    fact_dense: float = 1.0
+    bm25: float = 1.0
+    passage_dense: float = 1.0
+    passage_share: float = 0.3  # share of the reset mass that starts on passages rather than entities
+    top_entities: int = 5
+    top_facts: int = 5
+    csls: bool = True
+    use_ppr: bool = True
+    damping: float = 0.5  # 1 - restart probability
+    synonym_threshold: float = 0.8
+    edges: EdgeWeights = field(default_factory=EdgeWeights)
+    final_blend: float = 0.0  # passage seed score added to the PPR score (0: rank by PPR alone)
+    needs_embeddings: bool = True
+
+    def with_(self, **changes: object) -> RetrievalSettings:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def settings_for(mode: str, base: RetrievalSettings | None = None) -> RetrievalSettings:
+    full = base or RetrievalSettings()
+    if mode in ("full", "hipporag2"):  # hipporag2 carries its own published settings; it only needs the model
+        return full
+    if mode == "no-csls":
+        return full.with_(csls=False)
+    if mode == "graph-off":
+        return full.with_(use_ppr=False)
+    if mode == "auto":
+        return full.with_(entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, needs_embeddings=False)
+    if mode == "keyword":
+        return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, use_ppr=False, needs_embeddings=False)
+    if mode == "dense":
+        return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, bm25=0.0, use_ppr=False)
+    raise ValueError(f"unknown mode {mode!r}")
