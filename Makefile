@@ -11,33 +11,43 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Stamps keep re-runs fast; they are redone whenever pyproject.toml changes.
+# torch is named in the same pip command as the package: that keeps pip on the CPU build
+# (alone, sentence-transformers would pull a multi-GB CUDA build).
+TORCH := "torch==2.13.0"
+
 $(VENV)/.runtime-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet $(TORCH) -e .
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet $(TORCH) -e ".[test]"
 	touch $@
 
 demo: $(VENV)/.runtime-installed
 	@[ -d "$(DEMO_VAULT)" ] || $(BIN)/engram sample-vault "$(DEMO_VAULT)"
 	$(BIN)/engram index "$(DEMO_VAULT)"
 	$(BIN)/engram status "$(DEMO_VAULT)"
-	$(BIN)/engram search "$(DEMO_VAULT)" "Which sensor vendor did we finally choose?" --k 3
-	$(BIN)/engram search "$(DEMO_VAULT)" "salinity drift calibration" --k 3
-	$(BIN)/engram search "$(DEMO_VAULT)" "What did Okafor propose about the sampling schedule?" --k 3
+	$(BIN)/engram search "$(DEMO_VAULT)" --queries engram_lab/sample_queries.jsonl --k 3
 
 # pytest exits 5 when it collected no test: that must not pass as green.
 test: $(VENV)/.test-installed
 	@$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
 
+SHARED_DATA ?= ../shared/data/musique-dev
+
 bench: $(VENV)/.test-installed
 	$(BIN)/python -m benchmarks.scan_bench --notes 10000
+	$(BIN)/python -m benchmarks.index_bench synthetic --notes 10000
+	@if [ -f "$(SHARED_DATA)/corpus.json" ]; then $(BIN)/python -m benchmarks.index_bench musique --corpus "$(SHARED_DATA)/corpus.json"; \
+	else echo "make bench: $(SHARED_DATA) not found; MuSiQue index benchmark skipped"; fi
 
+# MuSiQue dev evaluation, both ways: the offline heuristic extractor and imported GPT-3.5 triples.
 eval: $(VENV)/.test-installed
-	@echo "make eval: the MuSiQue evaluation arrives with the retrieval layer (issue 4); nothing to measure yet." >&2
-	@exit 1
+	@if [ ! -f "$(SHARED_DATA)/questions.json" ]; then echo "make eval: $(SHARED_DATA) not found; nothing to evaluate" >&2; exit 1; fi
+	$(BIN)/engram eval musique --questions "$(SHARED_DATA)/questions.json" --corpus "$(SHARED_DATA)/corpus.json" --out .bench/eval-heuristic
+	$(BIN)/engram eval musique --questions "$(SHARED_DATA)/questions.json" --corpus "$(SHARED_DATA)/corpus.json" \
+		--openie "$(SHARED_DATA)/openie-gpt-3.5-turbo-1106.json" --out .bench/eval-openie
 
 lab: $(VENV)/.runtime-installed
 	$(BIN)/python -m pip install --quiet jupyterlab

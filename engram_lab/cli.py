@@ -13,7 +13,9 @@ from engram_lab import __version__
 from engram_lab.engine import SEARCH_MODES, Engine
 from engram_lab.errors import EngramError
 from engram_lab.indexer import IndexReport
-from engram_lab.retrieve.results import SearchResult, search_payload, snippet
+from engram_lab.retrieve.results import search_payload, snippet
+from engram_lab.retrieve.searcher import SearchOutcome
+from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER
 from engram_lab.sample import copy_sample_vault
 from engram_lab.status import StatusReport
 
@@ -49,11 +51,13 @@ def _print_status(report: StatusReport) -> None:
         print(f"  failed   {path}: {reason}")
 
 
-def _print_results(query: str, results: list[SearchResult]) -> None:
-    print(f'\nsearch: "{query}"')
-    if not results:
+def _print_results(outcome: SearchOutcome) -> None:
+    print(f'\nsearch ({outcome.mode}): "{outcome.query}"')
+    if outcome.mode == "auto":
+        print(f"  [{AUTO_HEADER}]")
+    if not outcome.results:
         print("  no matching passage")
-    for result in results:
+    for result in outcome.results:
         print(f"  {result.rank}. [{result.score:.2f}] {result.provenance()}")
         print(f"     {snippet(result.text, 200)}")
 
@@ -92,22 +96,44 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _payload(outcome: SearchOutcome) -> dict[str, Any]:
+    payload = search_payload(outcome.query, outcome.mode, outcome.results)
+    payload["context"] = outcome.context
+    return payload
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     engine = Engine(args.vault)
     if args.queries is not None:
         if args.question is not None:
             raise EngramError("give either a question or --queries FILE, not both")
-        for item in _read_queries(args.queries):
-            results = engine.search(item["question"], k=args.k, mode=args.mode)
-            print(json.dumps({"id": item.get("id"), **search_payload(item["question"], args.mode, results)}, ensure_ascii=False))
+        for item in _read_queries(args.queries):  # one engine: models and indexes load once
+            outcome = engine.query(item["question"], k=args.k, mode=args.mode)
+            if args.json:
+                print(json.dumps({"id": item.get("id"), **_payload(outcome)}, ensure_ascii=False))
+            else:
+                _print_results(outcome)
         return 0
     if args.question is None:
         raise EngramError("search needs a question (or --queries FILE.jsonl)")
-    results = engine.search(args.question, k=args.k, mode=args.mode)
+    outcome = engine.query(args.question, k=args.k, mode=args.mode)
     if args.json:
-        print(json.dumps(search_payload(args.question, args.mode, results), ensure_ascii=False, indent=2))
+        print(json.dumps(_payload(outcome), ensure_ascii=False, indent=2))
     else:
-        _print_results(args.question, results)
+        _print_results(outcome)
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from engram_lab.eval.harness import run_musique
+
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    unknown = [m for m in modes if m not in SEARCH_MODES and m not in ABLATIONS]
+    if unknown:
+        raise EngramError(f"unknown mode(s) {', '.join(unknown)}; available: {', '.join((*SEARCH_MODES, *ABLATIONS))}")
+    run_musique(args.questions, args.corpus, args.out, modes, args.openie)
+    print((args.out / "report.md").read_text())
+    print(f"written: {args.out / 'report.json'}, {args.out / 'report.md'}, {args.out / 'all_at_10_by_hop.svg'}")
     return 0
 
 
@@ -182,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("vault", type=Path)
     p.add_argument("question", nargs="?")
     p.add_argument("--k", type=int, default=10)
-    p.add_argument("--mode", choices=SEARCH_MODES, default="keyword")
+    p.add_argument("--mode", choices=SEARCH_MODES, default="full")
     p.add_argument("--json", action="store_true")
     p.add_argument("--queries", type=Path, help='JSON lines {"id": ..., "question": ...}; prints one JSON line each')
     p.set_defaults(func=cmd_search)
@@ -214,6 +240,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path)
     p.add_argument("--model", help="the model that produced the file (default: from the file name)")
     p.set_defaults(func=cmd_import_openie)
+
+    p = sub.add_parser("eval", help="evaluate retrieval on a benchmark (musique)")
+    p.add_argument("benchmark", choices=["musique"])
+    p.add_argument("--questions", type=Path, required=True)
+    p.add_argument("--corpus", type=Path, required=True)
+    p.add_argument("--openie", type=Path, help="index with these imported OpenIE triples instead of the heuristic extractor")
+    p.add_argument("--modes", default="full,keyword,dense,graph-off,hipporag2,no-csls,csls")
+    p.add_argument("--out", type=Path, default=Path("eval-out"))
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("sample-vault", help="copy the bundled sample vault to DEST")
     p.add_argument("dest", type=Path)

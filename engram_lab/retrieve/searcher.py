@@ -28,7 +28,7 @@ from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.retrieve.results import assemble_context
 from engram_lab.retrieve.scoring import Ranking, SeedScores, doc_max, hipporag2_rank, rank
-from engram_lab.retrieve.settings import AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
+from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
 from engram_lab.vault.root import require_vault
 
 
@@ -96,20 +96,22 @@ class Searcher:
     def search(self, query: str, k: int = 10, mode: str = "full", settings: RetrievalSettings | None = None) -> SearchOutcome:
         if not query.strip():
             raise EngramError("the query is empty")
-        if mode not in MODES and mode != "no-csls":
+        if mode not in MODES and mode not in ABLATIONS:
             raise EngramError(f"unknown search mode {mode!r}; available: {', '.join(MODES)}")
         started = time.perf_counter()
-        if mode == "keyword":  # straight from the ledger's sections: always current, no model, no graph
+        chosen = settings or settings_for(mode, self.base)
+        data = None if mode == "keyword" else self._load_data(allow_stale=not chosen.needs_embeddings)
+        if mode == "auto":
+            k = min(k, AUTO_MAX_RESULTS)
+        if data is None or data.n_passages == 0:
+            # keyword mode, or auto before any full search has built the graph: BM25 over the ledger's sections
             if self._keyword_searcher is None:
                 self._keyword_searcher = KeywordSearcher(self.vault)
             results = self._keyword_searcher.search(query, k)
-            return SearchOutcome(query, mode, results, assemble_context(results), seconds=time.perf_counter() - started)
-        chosen = settings or settings_for(mode, self.base)
-        data = self._load_data(allow_stale=not chosen.needs_embeddings)
-        if data is None or data.n_passages == 0:
-            return SearchOutcome(query, mode, [], "", notes=["no retrieval index yet: run a full search once"], seconds=time.perf_counter() - started)
-        if mode == "auto":
-            k = min(k, AUTO_MAX_RESULTS)
+            context = assemble_context(results)
+            if mode == "auto":
+                context = f"[{AUTO_HEADER}]\n\n{context}"
+            return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started)
         ranking = self._rank(data, query, mode, chosen)
         results = self._results(data, ranking, k)
         seeds = sorted(set(ranking.seeds.lexical) | set(ranking.seeds.entity_dense), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
