@@ -44,3 +44,14 @@ def notebook_json(cells: list[dict[str, object]]) -> str:
             full[-1].setdefault("outputs", [])
             full[-1].setdefault("execution_count", None)
     return json.dumps({"cells": full, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def ledger_rows(vault: Path) -> dict[str, object]:
+    """The ledger's document rows by path (opened and closed here)."""
+    from engram_lab.state import DocumentTable, open_ledger
+
+    conn = open_ledger(vault)
+    try:
+        return {row.path: row for row in DocumentTable(conn).all()}
+    finally:
+        conn.close()

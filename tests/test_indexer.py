@@ -12,17 +12,13 @@ from engram_lab.errors import VaultError
 from engram_lab.indexer import index_vault
 from engram_lab.state import DocumentTable, open_ledger
 from engram_lab.vault import read as read_module
-from tests.conftest import notebook_json
+from tests.conftest import ledger_rows, notebook_json
 
 MB = 1024 * 1024
 
 
 def rows(vault):
-    conn = open_ledger(vault)
-    try:
-        return {row.path: row for row in DocumentTable(conn).all()}
-    finally:
-        conn.close()
+    return ledger_rows(vault)
 
 
 def sections_of(vault, path):

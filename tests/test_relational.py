@@ -16,15 +16,9 @@ from engram_lab.graph.store import GraphStore
 from engram_lab.index.tables import SCHEMAS, TableStore
 from engram_lab.indexer import index_vault
 from engram_lab.sample import copy_sample_vault
-from engram_lab.state import DocumentTable, open_ledger
+from tests.conftest import ledger_rows
 
 
-def ledger_rows(vault):
-    conn = open_ledger(vault)
-    try:
-        return {row.path: row for row in DocumentTable(conn).all()}
-    finally:
-        conn.close()
 
 
 def graph_of(vault, path):

@@ -13,7 +13,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from collections.abc import Callable
+
 from engram_lab.engine import Engine
+from engram_lab.index.embeddings import Embedder, default_embedder
 from engram_lab.errors import EngramError
 from engram_lab.eval.metrics import all_at, paired, percentile, recall_at, sign_test
 from engram_lab.eval.musique import Passage, read_corpus, read_json_tolerant, write_passage_vault
@@ -51,7 +54,7 @@ def read_questions(path: Path, corpus: list[Passage]) -> list[Question]:
 
 
 def run_musique(questions_file: Path, corpus_file: Path, out: Path, modes: tuple[str, ...] = DEFAULT_MODES,
-                openie: Path | None = None, k: int = 10) -> dict[str, object]:
+                openie: Path | None = None, k: int = 10, embedder_factory: Callable[[], Embedder] = default_embedder) -> dict[str, object]:
     corpus = read_corpus(corpus_file)
     questions = read_questions(questions_file, corpus)
     vault = out / "vault"
@@ -63,7 +66,7 @@ def run_musique(questions_file: Path, corpus_file: Path, out: Path, modes: tuple
         engine.import_openie(openie)
     else:
         engine.index(progress=False)
-    searcher = Searcher(vault)
+    searcher = Searcher(vault, embedder_factory=embedder_factory)
     searcher.search(questions[0].text, k=k, mode="full")  # builds the retrieval index (embeddings included)
     index_seconds = time.perf_counter() - started
 

@@ -71,6 +71,17 @@ def document_quads(info: DocumentInfo, extraction: Extraction) -> list[Quad]:
     for key, value in sorted(extraction.usage.items()):
         quads.append(Quad(activity, NamedNode(v.usage_iri(key)), Literal(value), graph))
 
+    def provenance(node: NamedNode, span: Span | None, cell: str | None, date: dt.date | None) -> list[Quad]:
+        """Where a statement came from, who wrote it, what produced it, and when it says it happened."""
+        out = [
+            Quad(node, v.PROV_WAS_DERIVED_FROM, doc, graph),
+            Quad(node, v.PAV_AUTHORED_BY, author, graph),
+            Quad(node, v.PROV_WAS_GENERATED_BY, activity, graph),
+        ]
+        if date is not None:
+            out.append(Quad(node, v.DATE, Literal(date.isoformat(), datatype=v.XSD_DATE), graph))
+        return out + _span_quads(node, span, cell, graph)
+
     seen_entities: set[str] = set()
     for ordinal, mention in enumerate(extraction.entities):
         entity = NamedNode(v.entity_iri(mention.name, mention.kind))
@@ -105,25 +116,15 @@ def document_quads(info: DocumentInfo, extraction: Extraction) -> list[Quad]:
             Quad(node, v.RDF_PREDICATE, predicate, graph),
             Quad(node, v.RDF_OBJECT, obj, graph),
             Quad(node, v.LABEL, Literal(relation.label), graph),
-            Quad(node, v.PROV_WAS_DERIVED_FROM, doc, graph),
-            Quad(node, v.PAV_AUTHORED_BY, author, graph),
-            Quad(node, v.PROV_WAS_GENERATED_BY, activity, graph),
         ]
-        if relation.date is not None:
-            quads.append(Quad(node, v.DATE, Literal(relation.date.isoformat(), datatype=v.XSD_DATE), graph))
-        quads += _span_quads(node, relation.span, relation.cell_id, graph)
+        quads += provenance(node, relation.span, relation.cell_id, relation.date)
 
     for statement in extraction.statements:
         node = NamedNode(v.statement_iri(info.doc_id, statement.kind, statement.text, str(statement.date), _span_tuple(statement.span), statement.cell_id))
         quads += [
             Quad(node, v.RDF_TYPE, v.DECISION if statement.kind == "decision" else v.CLAIM, graph),
             Quad(node, v.TEXT, Literal(statement.text), graph),
-            Quad(node, v.PROV_WAS_DERIVED_FROM, doc, graph),
-            Quad(node, v.PAV_AUTHORED_BY, author, graph),
-            Quad(node, v.PROV_WAS_GENERATED_BY, activity, graph),
         ]
-        if statement.date is not None:
-            quads.append(Quad(node, v.DATE, Literal(statement.date.isoformat(), datatype=v.XSD_DATE), graph))
         quads += [Quad(node, v.ABOUT, entity_node(ref), graph) for ref in statement.about]
-        quads += _span_quads(node, statement.span, statement.cell_id, graph)
+        quads += provenance(node, statement.span, statement.cell_id, statement.date)
     return list(dict.fromkeys(quads))

@@ -1,0 +1,99 @@
+"""The searcher on a small multi-hop vault, with a deterministic stand-in embedder for speed and clarity."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from engram_lab.errors import EngramError
+from engram_lab.indexer import index_vault
+from engram_lab.retrieve.searcher import Searcher
+from engram_lab.retrieve.settings import RetrievalSettings
+
+
+class BagOfWordsEmbedder:
+    """Hashes words into 256 buckets: similar wording, similar vectors. Not a model, a test double."""
+
+    name = "test-bow"
+    dimension = 256
+
+    def encode(self, texts):
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().replace(".", " ").replace(",", " ").split():
+                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)
+
+
+NOTES = {
+    "film.md": "# Blue Harbour\n\nBlue Harbour is a film directed by Ana Ruiz.\n",
+    "person.md": "# Ana Ruiz\n\nAna Ruiz was born in Porto Velho.\n",
+    "city.md": "# Porto Velho\n\nPorto Velho is the capital of Rondonia.\n",
+    "other.md": "# Green Valley\n\nGreen Valley is a film directed by Tom Hale.\n",
+}
+
+
+@pytest.fixture
+def searcher(vault, write):
+    for name, text in NOTES.items():
+        write(name, text)
+    index_vault(vault, progress=False)
+    return Searcher(vault, embedder_factory=BagOfWordsEmbedder)
+
+
+def test_full_mode_follows_the_chain(searcher):
+    outcome = searcher.search("Where was the director of Blue Harbour born?", k=3)
+    paths = [r.path for r in outcome.results]
+    assert paths[0] == "film.md" and "person.md" in paths[:2]
+    for result in outcome.results:  # provenance points at the exact text
+        text = (searcher.vault / result.path).read_text()
+        assert text[result.span[0] : result.span[1]] == result.text
+    assert outcome.ranking is not None and outcome.ranking.seeds.facts
+
+
+def test_every_leg_can_be_switched_off(searcher):
+    off = RetrievalSettings(lexical=0, entity_dense=0, fact_dense=0, bm25=0, passage_dense=0)
+    assert searcher.search("Blue Harbour", k=3, settings=off).results == []
+    only_lexical = off.with_(lexical=1.0)
+    outcome = searcher.search("Ana Ruiz", k=3, settings=only_lexical)
+    assert outcome.ranking.seeds.lexical and outcome.results[0].path in {"person.md", "film.md"}
+
+
+def test_graph_off_and_dense_differ_from_full_only_in_walking(searcher):
+    q = "Where was the director of Blue Harbour born?"
+    assert searcher.search(q, k=4, mode="graph-off").ranking.reset is not None
+    assert searcher.search(q, k=4, mode="dense").results[0].path == "film.md"
+
+
+def test_auto_falls_back_to_keywords_before_any_graph_exists(vault, write):
+    write("a.md", "# Alpha\n\nAlpha Corp makes sensors.\n")
+    index_vault(vault, progress=False)
+    loaded = []
+    searcher = Searcher(vault, embedder_factory=lambda: loaded.append(1) or BagOfWordsEmbedder())
+    outcome = searcher.search("Alpha sensors", k=20, mode="auto")
+    assert loaded == [] and outcome.results[0].path == "a.md"
+    assert outcome.context.startswith("[partial and possibly stale")
+
+
+def test_auto_caps_results_and_loads_no_model(searcher, vault, write):
+    searcher.search("film", k=3)  # builds the graph with the model
+    fresh = Searcher(vault, embedder_factory=lambda: (_ for _ in ()).throw(AssertionError("auto loaded a model")))
+    outcome = fresh.search("film directed by", k=50, mode="auto")
+    assert 0 < len(outcome.results) <= 8
+
+
+def test_bad_queries(searcher):
+    with pytest.raises(EngramError, match="empty"):
+        searcher.search("   ")
+    with pytest.raises(EngramError, match="unknown search mode"):
+        searcher.search("x", mode="telepathy")
+
+
+def test_new_notes_show_up_after_the_next_index(searcher, vault, write):
+    searcher.search("film", k=2)
+    write("new.md", "# Red Canyon\n\nRed Canyon is a film directed by Ana Ruiz.\n")
+    index_vault(vault, progress=False)
+    assert "new.md" in [r.path for r in searcher.search("Red Canyon film", k=3).results]
