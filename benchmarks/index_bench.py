@@ -17,6 +17,9 @@ from pathlib import Path
 from benchmarks.synthetic_vault import write_synthetic_vault
 from engram_lab.eval.musique import read_corpus, write_passage_vault
 from engram_lab.graph.store import GraphStore
+from engram_lab.index.derived import refresh_keyword_index
+from engram_lab.index.embeddings import default_embedder
+from engram_lab.index.retrieval_index import load, passage_text, refresh_retrieval_index
 from engram_lab.indexer import index_vault
 
 
@@ -25,7 +28,7 @@ def _du(path: Path) -> int:
 
 
 def _store_figures(vault: Path, notes: int) -> None:
-    store = GraphStore(vault / ".engram" / "store", read_only=True)
+    store = GraphStore(vault / ".engram" / "store")  # a writable open replays and drops RocksDB's write-ahead log
     quads = len(store)
     store.close()
     store_bytes = _du(vault / ".engram" / "store")
@@ -40,13 +43,31 @@ def musique(args: argparse.Namespace) -> None:
     vault = args.dir / "musique-vault"
     shutil.rmtree(vault, ignore_errors=True)
     write_passage_vault(passages, vault)
+    embedder = default_embedder()  # loaded before timing: the model load is the same for any system
     started = time.perf_counter()
     report = index_vault(vault, progress=False)
     cold = time.perf_counter() - started
     assert not report.failed, report.failed[:3]
+    started = time.perf_counter()
+    refresh_keyword_index(vault)
+    folder = refresh_retrieval_index(vault, embedder)
+    derived = time.perf_counter() - started
+    data = load(folder)
+    titles = dict(zip(data.documents["doc_id"].to_list(), data.documents["title"].to_list()))
+    texts = [passage_text(titles[d], t) for d, t in zip(data.sections["doc_id"].to_list(), data.sections["text"].to_list())]
+    texts += data.entities["name"].to_list() + data.facts["text"].to_list()
+    started = time.perf_counter()
+    for start in range(0, len(texts), 512):
+        embedder.encode(texts[start : start + 512])
+    model_only = time.perf_counter() - started
+    total = cold + derived
     print(f"MuSiQue corpus: {len(passages)} passages, heuristic extractor, {os.cpu_count()} cores")
     print("| measure | value |\n|---|---|")
-    print(f"| cold index (parse, extract, graph, tables, BM25) | {cold:.1f} s |")
+    print(f"| cold index (parse, extract, graph, tables) | {cold:.1f} s |")
+    print(f"| BM25 + retrieval index (all embeddings, density, synonyms, edges) | {derived:.1f} s |")
+    print(f"| total cold index including embeddings | {total:.1f} s |")
+    print(f"| the model alone on the same {len(texts):,} texts | {model_only:.1f} s |")
+    print(f"| overhead beyond the model | {(total - model_only) / model_only * 100:.0f} % |")
     _store_figures(vault, len(passages))
 
 
