@@ -85,21 +85,22 @@ def assemble(data: RetrievalData, results: list[SearchResult], entity_scores: np
             evidence.append(EvidenceLine(line.text, line.doc, line.span, "bridge" if {int(subjects[f]), int(objects[f])} & bridges else "relation"))
     evidence.sort(key=lambda e: e.kind != "bridge")
     reserved = int(budget_chars * RESERVED_SHARE)
-    lines: list[str] = []
+    blocks: list[str] = []
+    relation_lines: list[str] = []
     used = 0
-    if evidence:
-        lines.append("Relations:")
-        for line in evidence:
-            if used + len(line.text) > reserved:
-                break
-            lines.append(f"- {line.text}")
-            used += len(line.text) + 3
+    for line in evidence:
+        if used + len(line.text) > reserved:
+            break
+        relation_lines.append(f"- {line.text}")
+        used += len(line.text) + 3
+    if relation_lines:
+        blocks.append("Relations:\n" + "\n".join(relation_lines))
     for result in results:
         label = (superseded or {}).get(result.doc_id)
         head = f"[{result.rank}] {result.provenance()}" + (f" (superseded by {label})" if label else "")
         block = f"{head}\n{result.text.strip()}"
-        if lines and used + len(block) > budget_chars:
+        if blocks and used + len(block) > budget_chars:
             break
-        lines.append(block)
+        blocks.append(block)
         used += len(block)
-    return "\n\n".join(lines)
+    return "\n\n".join(blocks)

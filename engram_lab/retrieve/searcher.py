@@ -114,7 +114,7 @@ class Searcher:
             return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started)
         ranking = self._rank(data, query, mode, chosen)
         results = self._results(data, ranking, k)
-        seeds = sorted(set(ranking.seeds.lexical) | set(ranking.seeds.entity_dense), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
+        seeds = sorted(_seed_entities(data, ranking), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
         context = assemble(data, results, ranking.entity_scores, seeds)
         if mode == "auto":
             context = f"[{AUTO_HEADER}]\n\n{context}"
@@ -167,6 +167,15 @@ class Searcher:
                 status=document["status"],
             ))
         return results
+
+
+def _seed_entities(data: RetrievalData, ranking: Ranking) -> set[int]:
+    """Entities the query reached directly: by name, by label embedding, or as an end of a seeded fact."""
+    found = set(ranking.seeds.lexical) | set(ranking.seeds.entity_dense)
+    subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
+    for fact in ranking.seeds.facts:
+        found |= {int(subjects[fact]), int(objects[fact])}
+    return found
 
 
 def _dense_only(data: RetrievalData, section_cos: np.ndarray) -> Ranking:

@@ -52,6 +52,7 @@ def test_full_mode_follows_the_chain(searcher):
         text = (searcher.vault / result.path).read_text()
         assert text[result.span[0] : result.span[1]] == result.text
     assert outcome.ranking is not None and outcome.ranking.seeds.facts
+    assert "Relations:" in outcome.context and "[film.md, chars" in outcome.context  # evidence with provenance
 
 
 def test_every_leg_can_be_switched_off(searcher):
