@@ -28,7 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--dir", type=Path, default=Path(".bench/scan-vault"))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
 
     if args.dir.exists():
@@ -47,7 +47,7 @@ def main() -> None:
           f"{os.cpu_count()} cores, Python {platform.python_version()}; median of {args.repeat}")
     print("| step | median s | min s |")
     print("|---|---|---|")
-    for name, values in (("cold index (no .engram/: read, parse, ledger, BM25)", cold),
+    for name, values in (("cold index (no .engram/: read, parse, extract, graph, tables, ledger)", cold),
                          ("warm index (nothing changed)", warm), ("scan only (stat every note)", scan_only)):
         print(f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} |")
 

@@ -40,6 +40,7 @@ IMPORT_PREFIX = "import:"
 # table files are rewritten per commit, so fewer commits index faster; a crash redoes at most one chunk.
 CHUNK_DOCS = 512
 CHUNK_SECONDS = 3.0
+FLUSH_AFTER = 200
 
 
 @dataclass
@@ -149,7 +150,8 @@ class _Run:
                 self.table.record_failed(path, "notebook" if path.lower().endswith(".ipynb") else "markdown", problem)
             self.report.failed.append((path, problem))
         self._delete([row for path, row in missing.items() if path not in {old for old, _ in self.report.renamed}])
-        self.store.flush()
+        if len(todo) >= FLUSH_AFTER:  # after bulk work, flush so the next open need not replay a large log
+            self.store.flush()
 
     def _index_one(self, vf: VaultFile, row: DocumentRow | None, missing_by_hash: dict[str, DocumentRow]) -> _Done | None:
         outcome = "added" if row is None else "updated"

