@@ -38,8 +38,8 @@ LEARNED_DIR = "learned/"
 IMPORT_PREFIX = "import:"
 # Commit (tables, then ledger) every CHUNK_DOCS documents or CHUNK_SECONDS, whichever comes first:
 # table files are rewritten per commit, so fewer commits index faster; a crash redoes at most one chunk.
-CHUNK_DOCS = 512
-CHUNK_SECONDS = 3.0
+CHUNK_DOCS = 2000
+CHUNK_SECONDS = 10.0
 FLUSH_AFTER = 200
 
 
