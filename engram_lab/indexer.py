@@ -28,7 +28,7 @@ from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.graph.vocabulary import document_iri
 from engram_lab.index.tables import TABLES_DIR, DocumentRows, TableStore, document_rows
 from engram_lab.state.db import engram_dir, open_ledger, transaction
-from engram_lab.state.documents import DocumentRow, DocumentStatus, DocumentTable, IndexedContent
+from engram_lab.state.documents import ChangeKey, DocumentRow, DocumentStatus, DocumentTable, IndexedContent
 from engram_lab.vault import VaultFile, decode_note_text, document_sections, parse_document, read_note_bytes, scan_vault
 from engram_lab.vault.model import DocumentModel
 from engram_lab.vault.root import require_vault
@@ -67,7 +67,7 @@ def review_status(doc: DocumentModel) -> DocumentStatus:
     return "indexed"
 
 
-def needs_work(vf: VaultFile, row: DocumentRow | None, full: bool, extractor: tuple[str, str] | None = None) -> bool:
+def needs_work(vf: VaultFile, row: ChangeKey | DocumentRow | None, full: bool, extractor: tuple[str, str] | None = None) -> bool:
     """Whether a note must be read again: new, changed on disk, failed, partial, or extracted by another extractor."""
     if full or row is None or row.status in ("failed", "stale") or row.error:
         return True
@@ -100,23 +100,31 @@ class _Run:
         self.conn = open_ledger(vault)
         self.table = DocumentTable(self.conn)
         self.extractor: Extractor = extractor or build_extractor(config, engram_dir(vault))
-        self.store = GraphStore(engram_dir(vault) / STORE_DIR)
+        self._store: GraphStore | None = None
         self.tables = TableStore(engram_dir(vault) / TABLES_DIR)
         self.report = IndexReport()
+
+    @property
+    def store(self) -> GraphStore:
+        """Opened on first use: a run with nothing to change never touches the graph store."""
+        if self._store is None:
+            self._store = GraphStore(engram_dir(self.vault) / STORE_DIR)
+        return self._store
 
     def execute(self, full: bool, only: set[str] | None = None) -> IndexReport:
         started = time.perf_counter()
         try:
             self._execute(full, only)
         finally:
-            self.store.close()
+            if self._store is not None:
+                self._store.close()
             self.conn.close()
         self.report.seconds = time.perf_counter() - started
         return self.report
 
     def _execute(self, full: bool, only: set[str] | None) -> None:
         scan = scan_vault(self.vault)
-        known = {row.path: row for row in self.table.all()}
+        known = self.table.change_keys()
         problem_docs = {p.rel_path: p.problem for p in scan.problems if p.is_document}
         self.report.warnings = [f"{p.rel_path}: {p.problem}" for p in scan.problems if not p.is_document]
         present = {vf.rel_path for vf in scan.files}
@@ -153,7 +161,7 @@ class _Run:
         if len(todo) >= FLUSH_AFTER:  # after bulk work, flush so the next open need not replay a large log
             self.store.flush()
 
-    def _index_one(self, vf: VaultFile, row: DocumentRow | None, missing_by_hash: dict[str, DocumentRow]) -> _Done | None:
+    def _index_one(self, vf: VaultFile, row: ChangeKey | None, missing_by_hash: dict[str, ChangeKey]) -> _Done | None:
         outcome = "added" if row is None else "updated"
         try:
             note = read_note_bytes(vf.abs_path, vf.rel_path, self.config.max_note_bytes)
@@ -206,7 +214,7 @@ class _Run:
             if done.error:
                 self.report.partial.append((done.path, done.error))
 
-    def _delete(self, rows: list[DocumentRow]) -> None:
+    def _delete(self, rows: list[ChangeKey]) -> None:
         for row in rows:
             self.store.drop_graph(document_iri(row.doc_id))
         if rows:

@@ -27,10 +27,14 @@ class VaultFile:
     """A note found by the scan, identified by its vault-relative POSIX path."""
 
     rel_path: str
-    abs_path: Path
+    abs_str: str  # kept as text: building 10,000 Path objects costs more than the scan itself
     kind: Literal["markdown", "notebook"]
     size: int
     mtime_ns: int
+
+    @property
+    def abs_path(self) -> Path:
+        return Path(self.abs_str)
 
 
 @dataclass(frozen=True)
@@ -86,30 +90,29 @@ class _Walker:
             self.result.problems.append(ScanProblem(rel_dir or ".", f"cannot list folder: {exc.strerror}", False))
             return
         for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.name.startswith(".") or entry.name in ALWAYS_SKIPPED_DIRS:
+            name = entry.name
+            if name[0] == "." or name in ALWAYS_SKIPPED_DIRS:
                 continue
-            if entry.is_symlink():
-                self._symlink(entry, rel)
-                continue
+            rel = f"{rel_dir}/{name}" if rel_dir else name
             try:
-                info = entry.stat(follow_symlinks=False)
+                if entry.is_symlink():
+                    self._symlink(entry, rel)
+                elif entry.is_dir(follow_symlinks=False):
+                    if not self._ignored(rel, True):
+                        self.walk(entry.path, rel)
+                elif note_kind(name) is not None and not self._ignored(rel, False):
+                    info = entry.stat(follow_symlinks=False)  # only notes cost a stat call
+                    if stat.S_ISREG(info.st_mode):
+                        self._file(entry.path, rel, info)
             except FileNotFoundError:
                 continue  # vanished while listing: not there, nothing to report
             except OSError as exc:
-                self.result.problems.append(ScanProblem(rel, f"cannot stat: {exc.strerror}", note_kind(entry.name) is not None))
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                if not self._ignored(rel, True):
-                    self.walk(entry.path, rel)
-            elif stat.S_ISREG(info.st_mode):
-                self._file(entry.path, rel, info)
+                self.result.problems.append(ScanProblem(rel, f"cannot stat: {exc.strerror}", note_kind(name) is not None))
 
     def _file(self, path: str, rel: str, info: os.stat_result) -> None:
         kind = note_kind(rel)
-        if kind is None or self._ignored(rel, False):
-            return
-        self.result.files.append(VaultFile(rel, Path(path), kind, info.st_size, info.st_mtime_ns))
+        if kind is not None:
+            self.result.files.append(VaultFile(rel, path, kind, info.st_size, info.st_mtime_ns))
 
     def _symlink(self, entry: os.DirEntry[str], rel: str) -> None:
         """Links are never followed: one inside the vault is an alias of a note already scanned."""
