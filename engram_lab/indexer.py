@@ -160,6 +160,8 @@ class _Run:
         self._delete([row for path, row in missing.items() if path not in {old for old, _ in self.report.renamed}])
         if len(todo) >= FLUSH_AFTER:  # after bulk work, flush so the next open need not replay a large log
             self.store.flush()
+        if not (engram_dir(self.vault) / STORE_DIR).exists():
+            _ = self.store  # an indexed vault always has a store, if an empty one, so SPARQL works on it
 
     def _index_one(self, vf: VaultFile, row: ChangeKey | None, missing_by_hash: dict[str, ChangeKey]) -> _Done | None:
         outcome = "added" if row is None else "updated"
