@@ -9,6 +9,7 @@ sections are what dense and BM25 seeding score).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 4  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 5  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -86,6 +87,20 @@ def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     return documents, frame, generation
 
 
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
+
+
+def fact_text(subject: str, predicate: str, obj: str) -> str:
+    """What a fact is embedded as: HippoRAG 2's form, the lower-cased triple written as a Python tuple.
+
+    Measured on musique-dev with GPT-3.5 triples: this form brings the hipporag2 anchor to Recall@5
+    0.695 (from 0.655 with "subject predicate object"). HippoRAG strips every non-ASCII character;
+    we keep letters of any script so that non-English vaults keep their names.
+    """
+    return str((_plain(subject), _plain(predicate), _plain(obj)))
+
+
 def passage_text(title: str, text: str) -> str:
     """What a section is embedded as: its note's title and its text (the title once, not twice)."""
     stripped = text.lstrip("# ").strip()
@@ -141,8 +156,9 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
         .with_columns(
             pl.col("subject_iri").replace_strict(entity_index, return_dtype=pl.Int64).alias("s"),
             pl.col("object_iri").replace_strict(entity_index, return_dtype=pl.Int64).alias("o"),
-            pl.concat_str([pl.col("subject"), pl.col("predicate"), pl.col("object")], separator=" ").alias("text"),
         )
+        .with_columns(pl.struct("subject", "predicate", "object").map_elements(
+            lambda f: fact_text(f["subject"], f["predicate"], f["object"]), return_dtype=pl.String).alias("text"))
         .sort(["s", "predicate", "o"])
     )
 

@@ -64,10 +64,12 @@ def bridge_entities(neighbours: dict[int, set[int]], seeds: list[int], depth: in
 
 def _fact_line(data: RetrievalData, fact: int, paths: dict[str, str]) -> EvidenceLine:
     row = data.facts.row(fact, named=True)
+    names = data.entities["name"]
     doc = paths.get(row["evidence_doc"], "?")
     span = (row["start"], row["end"]) if row["start"] is not None else None
     where = f"{doc}, chars {span[0]}-{span[1]}" if span else doc
-    return EvidenceLine(f"{row['text']}  [{where}]", doc, span, "relation")
+    text = f"{names[row['s']]} — {row['predicate']} — {names[row['o']]}"
+    return EvidenceLine(f"{text}  [{where}]", doc, span, "relation")
 
 
 def assemble(data: RetrievalData, results: list[SearchResult], entity_scores: np.ndarray, seed_entities: list[int],
