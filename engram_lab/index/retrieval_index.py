@@ -26,7 +26,7 @@ from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 5  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 6  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -91,12 +91,13 @@ def _plain(text: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
 
 
-def fact_text(subject: str, predicate: str, obj: str) -> str:
-    """What a fact is embedded as: HippoRAG 2's form, the lower-cased triple written as a Python tuple.
+def anchor_fact_text(subject: str, predicate: str, obj: str) -> str:
+    """A fact as HippoRAG 2 embeds it: the lower-cased triple written as a Python tuple (hipporag2 mode only).
 
-    Measured on musique-dev with GPT-3.5 triples: this form brings the hipporag2 anchor to Recall@5
-    0.695 (from 0.655 with "subject predicate object"). HippoRAG strips every non-ASCII character;
-    we keep letters of any script so that non-English vaults keep their names.
+    On musique-dev with GPT-3.5 triples this form brings the anchor to Recall@5 0.695 (0.655 with
+    "subject predicate object"); our own modes keep "subject predicate object", which measured
+    better for them with the heuristic extractor (BENCHMARKS.md). HippoRAG strips every non-ASCII
+    character; we keep letters of any script so that non-English vaults keep their names.
     """
     return str((_plain(subject), _plain(predicate), _plain(obj)))
 
@@ -157,8 +158,11 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
             pl.col("subject_iri").replace_strict(entity_index, return_dtype=pl.Int64).alias("s"),
             pl.col("object_iri").replace_strict(entity_index, return_dtype=pl.Int64).alias("o"),
         )
-        .with_columns(pl.struct("subject", "predicate", "object").map_elements(
-            lambda f: fact_text(f["subject"], f["predicate"], f["object"]), return_dtype=pl.String).alias("text"))
+        .with_columns(
+            pl.concat_str([pl.col("subject"), pl.col("predicate"), pl.col("object")], separator=" ").alias("text"),
+            pl.struct("subject", "predicate", "object").map_elements(
+                lambda f: anchor_fact_text(f["subject"], f["predicate"], f["object"]), return_dtype=pl.String).alias("anchor_text"),
+        )
         .sort(["s", "predicate", "o"])
     )
 
@@ -176,7 +180,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     return RetrievalData(
         folder=folder, model=embedder.name, documents=documents, sections=sections,
         entities=entities.select("entity_iri", "name", "kind", "aliases", "passages", "doc_ids"),
-        facts=facts.select("s", "o", "predicate", "predicate_iri", "text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
+        facts=facts.select("s", "o", "predicate", "predicate_iri", "text", "anchor_text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
         edges=edges,
         section_vectors=section_vectors, section_density=local_density(section_vectors),
         entity_vectors=entity_vectors, entity_density=local_density(entity_vectors),

@@ -16,7 +16,8 @@ import numpy as np
 
 from engram_lab.errors import EngramError
 from engram_lab.index.derived import index_dir, refresh_keyword_index
-from engram_lab.index.embeddings import Embedder, default_embedder
+from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder
+from engram_lab.state.db import engram_dir
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir
 from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, RetrievalData, load, refresh_retrieval_index
@@ -58,6 +59,7 @@ class Searcher:
         self._lexical: LexicalMatcher | None = None
         self._transitions: dict[tuple[object, ...], object] = {}
         self._keyword_searcher: KeywordSearcher | None = None
+        self._anchor: tuple[RetrievalData, np.ndarray] | None = None
 
     # -- loading -------------------------------------------------------------
     def embedder(self) -> Embedder:
@@ -79,6 +81,16 @@ class Searcher:
             if self._keyword_folder is None:
                 self._keyword = None
         return self._data
+
+    def _anchor_fact_vectors(self, data: RetrievalData) -> np.ndarray:
+        """Facts in HippoRAG 2's own text form, embedded on the first hipporag2 search (and cached on disk)."""
+        if self._anchor is None or self._anchor[0] is not data:
+            cache = EmbeddingCache(engram_dir(self.vault) / "vectors" / "cache.sqlite")
+            try:
+                self._anchor = (data, cache.embed(self.embedder(), data.facts["anchor_text"].to_list()))
+            finally:
+                cache.close()
+        return self._anchor[1]
 
     def _keyword_index(self) -> KeywordIndex:
         folder = refresh_keyword_index(self.vault)
@@ -124,7 +136,8 @@ class Searcher:
         q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
         section_cos = data.section_vectors @ q if q is not None else None
         if mode == "hipporag2":
-            fact_cos = data.fact_vectors @ q if data.fact_vectors.size else np.zeros(0)
+            anchor = self._anchor_fact_vectors(data)
+            fact_cos = anchor @ q if anchor.size else np.zeros(0)
             anchor = RetrievalSettings(synonym_threshold=0.8)
             transition = self._transition(data, anchor, ("relation", "mention", "synonym"))
             return hipporag2_rank(data, transition, section_cos, fact_cos)
