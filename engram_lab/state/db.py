@@ -97,6 +97,9 @@ class transaction:
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
+    """Bring the schema up to date. The common case (already current) reads one pragma and takes no lock."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] == len(_MIGRATIONS):
+        return
     with transaction(conn):
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > len(_MIGRATIONS):
