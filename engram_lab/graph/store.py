@@ -91,5 +91,10 @@ class GraphStore:
     def flush(self) -> None:
         self._store.flush()
 
+    def optimize(self) -> None:
+        """Flush and compact (seconds on millions of quads): done once after bulk indexing."""
+        self._store.flush()
+        self._store.optimize()
+
     def close(self) -> None:
         del self._store
