@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,23 @@ class RetrievalData:
 
     def entity_node(self, index: int) -> int:
         return self.n_passages + index
+
+    @cached_property
+    def section_position(self) -> dict[tuple[str, int], int]:
+        """(doc_id, ordinal) -> section row: built once per loaded index, not per query."""
+        keys = zip(self.sections["doc_id"].to_list(), self.sections["ordinal"].to_list())
+        return {key: i for i, key in enumerate(keys)}
+
+    @cached_property
+    def entity_neighbours(self) -> dict[int, set[int]]:
+        """Entity adjacency over relation and hierarchy edges (entity indices), for bridge search."""
+        part = self.edges.filter(pl.col("type").is_in(["relation", "hierarchy"]))
+        out: dict[int, set[int]] = {}
+        for a, b in zip(part["src"].to_list(), part["dst"].to_list()):
+            a, b = a - self.n_passages, b - self.n_passages
+            out.setdefault(a, set()).add(b)
+            out.setdefault(b, set()).add(a)
+        return out
 
 
 def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
@@ -131,8 +149,9 @@ def _nearest_pairs(vectors: np.ndarray, threshold: float, k: int = SYNONYM_NEIGH
     return frame.unique(["a", "b"]).sort(["a", "b"])
 
 
-def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_floor: float = 0.75) -> RetrievalData:
-    documents, sections, _ = _section_frame(vault)
+def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_floor: float = 0.75) -> tuple[RetrievalData, int]:
+    """The data, and the ledger generation it was read at."""
+    documents, sections, generation = _section_frame(vault)
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
     indexed = set(documents.filter(pl.col("status") == "indexed")["doc_id"].to_list())
     position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
@@ -176,8 +195,8 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     finally:
         cache.close()
 
-    edges = _edges(documents, entities, facts, raw_entities, relations, entity_index, position, tables)
-    return RetrievalData(
+    edges = _edges(documents, facts, raw_entities, relations, entity_index, position)
+    data = RetrievalData(
         folder=folder, model=embedder.name, documents=documents, sections=sections,
         entities=entities.select("entity_iri", "name", "kind", "aliases", "passages", "doc_ids"),
         facts=facts.select("s", "o", "predicate", "predicate_iri", "text", "anchor_text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
@@ -187,9 +206,10 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
         fact_vectors=fact_vectors, fact_density=local_density(fact_vectors),
         synonym_pairs=_nearest_pairs(entity_vectors, synonym_floor),
     )
+    return data, generation
 
 
-def _edges(documents, entities, facts, raw_entities, relations, entity_index, position, tables) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+def _edges(documents, facts, raw_entities, relations, entity_index, position) -> pl.DataFrame:  # type: ignore[no-untyped-def]
     n_pass = documents.height
     src: list[int] = []
     dst: list[int] = []
@@ -232,7 +252,7 @@ _FRAMES = ("documents", "sections", "entities", "facts", "edges", "synonym_pairs
 _ARRAYS = ("section_vectors", "section_density", "entity_vectors", "entity_density", "fact_vectors", "fact_density")
 
 
-def save(data: RetrievalData, folder: Path, generation: int) -> None:
+def save(data: RetrievalData, generation: int, folder: Path) -> None:
     for name in _FRAMES:
         getattr(data, name).write_parquet(folder / f"{name}.parquet")
     for name in _ARRAYS:
@@ -255,9 +275,7 @@ def refresh_retrieval_index(vault: Path, embedder: Embedder) -> Path:
         meta = json.loads((fresh / "meta.json").read_text())
         if meta.get("model") == embedder.name and meta.get("format") == INDEX_FORMAT:
             return fresh
-    generation = _section_frame(vault)[2]
-
     def write(folder: Path) -> None:
-        save(build_retrieval_data(vault, embedder, folder), folder, generation)
+        save(*build_retrieval_data(vault, embedder, folder), folder)
 
     return publish_index(index_dir(vault), RETRIEVAL_INDEX, write)

@@ -13,7 +13,6 @@ from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
-import polars as pl
 
 from engram_lab.index.retrieval_index import RetrievalData
 from engram_lab.retrieve.results import SearchResult
@@ -28,16 +27,6 @@ class EvidenceLine:
     doc: str
     span: tuple[int, int] | None
     kind: str  # "relation" or "bridge"
-
-
-def entity_neighbours(data: RetrievalData) -> dict[int, set[int]]:
-    part = data.edges.filter(pl.col("type").is_in(["relation", "hierarchy"]))
-    out: dict[int, set[int]] = {}
-    for a, b in zip(part["src"].to_list(), part["dst"].to_list()):
-        a, b = a - data.n_passages, b - data.n_passages
-        out.setdefault(a, set()).add(b)
-        out.setdefault(b, set()).add(a)
-    return out
 
 
 def bridge_entities(neighbours: dict[int, set[int]], seeds: list[int], depth: int = BRIDGE_DEPTH) -> set[int]:
@@ -76,15 +65,15 @@ def assemble(data: RetrievalData, results: list[SearchResult], entity_scores: np
              budget_chars: int = 6000, superseded: dict[str, str] | None = None) -> str:
     paths = dict(zip(data.documents["doc_id"].to_list(), data.documents["path"].to_list()))
     top_entities = [int(i) for i in np.argsort(-entity_scores)[:5] if entity_scores[i] > 0] if entity_scores.size else []
-    neighbours = entity_neighbours(data)
-    bridges = bridge_entities(neighbours, seed_entities[:5])
+    bridges = bridge_entities(data.entity_neighbours, seed_entities[:5])
     subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
     wanted = set(top_entities) | bridges
+    chosen = np.isin(subjects, list(wanted)) & np.isin(objects, list(wanted | set(seed_entities)))
     evidence: list[EvidenceLine] = []
-    for f in range(data.facts.height):
-        if int(subjects[f]) in wanted and int(objects[f]) in wanted | set(seed_entities):
-            line = _fact_line(data, f, paths)
-            evidence.append(EvidenceLine(line.text, line.doc, line.span, "bridge" if {int(subjects[f]), int(objects[f])} & bridges else "relation"))
+    for f in np.flatnonzero(chosen):
+        line = _fact_line(data, int(f), paths)
+        kind = "bridge" if {int(subjects[f]), int(objects[f])} & bridges else "relation"
+        evidence.append(EvidenceLine(line.text, line.doc, line.span, kind))
     evidence.sort(key=lambda e: e.kind != "bridge")
     reserved = int(budget_chars * RESERVED_SHARE)
     blocks: list[str] = []

@@ -136,14 +136,14 @@ class Searcher:
         q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
         section_cos = data.section_vectors @ q if q is not None else None
         if mode == "hipporag2":
-            anchor = self._anchor_fact_vectors(data)
-            fact_cos = anchor @ q if anchor.size else np.zeros(0)
-            anchor = RetrievalSettings(synonym_threshold=0.8)
-            transition = self._transition(data, anchor, ("relation", "mention", "synonym"))
+            anchor_facts = self._anchor_fact_vectors(data)
+            fact_cos = anchor_facts @ q if anchor_facts.size else np.zeros(0)
+            published = RetrievalSettings(synonym_threshold=0.8)  # HippoRAG 2's graph: unit weights, synonyms >= 0.8
+            transition = self._transition(data, published, ("relation", "mention", "synonym"))
             return hipporag2_rank(data, transition, section_cos, fact_cos)
         bm25 = np.zeros(data.sections.height)
         if settings.bm25 > 0:
-            position = {key: i for i, key in enumerate(zip(data.sections["doc_id"].to_list(), data.sections["ordinal"].to_list()))}
+            position = data.section_position
             for hit in self._keyword_index().search(query, 50):
                 if hit.key in position:
                     bm25[position[hit.key]] = hit.score
