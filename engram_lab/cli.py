@@ -182,6 +182,64 @@ def cmd_import_openie(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_resolve(args: argparse.Namespace) -> int:
+    engine = Engine(args.vault)
+    if args.rescan:
+        report = engine.analyse()
+        print(f"analysed {report.entities} entities in {report.seconds:.2f}s: {report.candidate_pairs} candidate pairs, "
+              f"{len(report.auto_same)} new automatic merges, {report.auto_retracted} withdrawn, {report.queued} for review")
+    pairs = engine.pending_pairs(args.limit)
+    if args.json:
+        print(json.dumps([{"a": p.a, "b": p.b, "score": p.score, "rule": p.rule, "evidence": p.evidence} for p in pairs], indent=2))
+        return 0
+    if not pairs:
+        print("no pairs waiting for review")
+    for p in pairs:
+        ev = p.evidence
+        print(f"[{p.score:.2f}] {ev.get('name_a')} ({ev.get('kind_a')})  ~  {ev.get('name_b')} ({ev.get('kind_b')}): {ev.get('reason')}")
+        print(f"       shared notes {ev.get('shared_docs')}, shared neighbours {ev.get('shared_neighbours')}, "
+              f"surface {ev.get('surface')}, cosine {ev.get('cosine')}")
+        print(f"       engram judge {args.vault} '{p.a}' '{p.b}' same|distinct|broader|narrower|related")
+    return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    decision = Engine(args.vault).judge(args.a, args.b, args.verdict, force=args.force)
+    names = decision.evidence.get("names", [args.a, args.b])
+    print(f"recorded {decision.decision_id}: {names[0]} {decision.verdict} {names[1]} (by {decision.actor}); "
+          f"undo with: engram retract {args.vault} {decision.decision_id}")
+    return 0
+
+
+def cmd_retract(args: argparse.Namespace) -> int:
+    decision = Engine(args.vault).retract(args.decision_id)
+    print(f"retracted {decision.decision_id} ({decision.kind} {decision.verdict} by {decision.actor})")
+    return 0
+
+
+def cmd_supersessions(args: argparse.Namespace) -> int:
+    from engram_lab.resolve.service import candidate_id
+
+    candidates = Engine(args.vault).supersessions()
+    if args.json:
+        print(json.dumps([{"id": candidate_id(c), **c.evidence} for c in candidates], indent=2, ensure_ascii=False))
+        return 0
+    if not candidates:
+        print("no supersession candidates")
+    for c in candidates:
+        ev = c.evidence
+        print(f"{candidate_id(c)}  [{ev['status']}]")
+        print(f"    earlier {ev['earlier']['date']}: {snippet(ev['earlier']['text'], 120)}")
+        print(f"    later   {ev['later']['date']}: {snippet(ev['later']['text'], 120)}")
+    return 0
+
+
+def cmd_verdict(args: argparse.Namespace) -> int:
+    decision = Engine(args.vault).supersession_verdict(args.candidate, args.verdict)
+    print(f"recorded {decision.decision_id}: {args.verdict} (undo with: engram retract {args.vault} {decision.decision_id})")
+    return 0
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
     dest = copy_sample_vault(args.dest)
     print(f"sample vault copied to {dest}; next: engram index {dest}")
@@ -249,6 +307,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--modes", default="full,keyword,dense,graph-off,hipporag2,no-csls,csls")
     p.add_argument("--out", type=Path, default=Path("eval-out"))
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("resolve", help="entity pairs waiting for review, with their evidence")
+    p.add_argument("vault", type=Path)
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--rescan", action="store_true", help="rerun the resolution pass over every entity first")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_resolve)
+
+    p = sub.add_parser("judge", help="judge two entities: A same|distinct|broader|narrower|related B")
+    p.add_argument("vault", type=Path)
+    p.add_argument("a", help="entity IRI or name")
+    p.add_argument("b", help="entity IRI or name")
+    p.add_argument("verdict", choices=["same", "distinct", "broader", "narrower", "related"],
+                   help="'broader': A is broader than B")
+    p.add_argument("--force", action="store_true", help="merge even though the kinds are incompatible")
+    p.set_defaults(func=cmd_judge)
+
+    p = sub.add_parser("retract", help="retract a judgment or verdict by its id (restores the state before it)")
+    p.add_argument("vault", type=Path)
+    p.add_argument("decision_id")
+    p.set_defaults(func=cmd_retract)
+
+    p = sub.add_parser("supersessions", help="dated decisions that a later decision may replace")
+    p.add_argument("vault", type=Path)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_supersessions)
+
+    p = sub.add_parser("verdict", help="accept or reject a supersession candidate")
+    p.add_argument("vault", type=Path)
+    p.add_argument("candidate", help="the id `engram supersessions` shows")
+    p.add_argument("verdict", choices=["accept", "reject"])
+    p.set_defaults(func=cmd_verdict)
 
     p = sub.add_parser("sample-vault", help="copy the bundled sample vault to DEST")
     p.add_argument("dest", type=Path)

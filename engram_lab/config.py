@@ -16,6 +16,11 @@ api_key_env = "OPENAI_API_KEY"           # the key is read from this environment
 timeout_s = 60
 max_retries = 3
 backoff_s = 1.0
+
+[resolution]
+judge = "none"                # or "llm": borderline entity pairs go to an LLM judge
+base_url = "http://127.0.0.1:8000/v1"   # same endpoint keys as [extractor] (llm only)
+model = "qwen2.5-7b-instruct"
 ```
 
 Unknown keys are an error, so a typo never falls back to a default silently.
@@ -54,6 +59,12 @@ class ExtractorConfig:
 
 
 @dataclass(frozen=True)
+class ResolutionConfig:
+    judge: str = "none"  # "none" or "llm"
+    endpoint: ExtractorConfig = field(default_factory=ExtractorConfig)
+
+
+@dataclass(frozen=True)
 class VaultConfig:
     """Settings of one vault. ``owner`` is the author of notes without an ``author:`` key."""
 
@@ -61,6 +72,7 @@ class VaultConfig:
     max_note_mb: float = DEFAULT_MAX_NOTE_MB
     custom_kinds: tuple[str, ...] = ()
     extractor: ExtractorConfig = field(default_factory=ExtractorConfig)
+    resolution: ResolutionConfig = field(default_factory=ResolutionConfig)
 
     @property
     def max_note_bytes(self) -> int:
@@ -89,7 +101,7 @@ def load_config(vault: Path) -> VaultConfig:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise VaultError(f"{path}: not valid TOML: {exc}") from None
-    _check_keys(path, "top level", raw, {"vault", "kinds", "extractor"})
+    _check_keys(path, "top level", raw, {"vault", "kinds", "extractor", "resolution"})
     section = raw.get("vault", {})
     _check_keys(path, "vault", section, {"owner", "max_note_mb"})
     max_mb = section.get("max_note_mb", DEFAULT_MAX_NOTE_MB)
@@ -113,4 +125,20 @@ def load_config(vault: Path) -> VaultConfig:
         max_note_mb=float(max_mb),
         custom_kinds=tuple(k.strip() for k in custom),
         extractor=extractor_config,
+        resolution=_resolution_config(path, raw.get("resolution", {})),
     )
+
+
+def _resolution_config(path: Path, section: dict[str, Any]) -> ResolutionConfig:
+    endpoint_keys = {f.name for f in fields(ExtractorConfig)} - {"name"}
+    _check_keys(path, "resolution", section, endpoint_keys | {"judge"})
+    judge = section.get("judge", "none")
+    if judge not in ("none", "llm"):
+        raise VaultError(f"{path}: [resolution] judge must be \"none\" or \"llm\", got {judge!r}")
+    try:
+        endpoint = ExtractorConfig(name="llm", **{k: val for k, val in section.items() if k != "judge"})
+    except TypeError as exc:
+        raise VaultError(f"{path}: [resolution]: {exc}") from None
+    if judge == "llm" and not (endpoint.base_url and endpoint.model):
+        raise VaultError(f"{path}: the llm judge needs base_url and model in [resolution]")
+    return ResolutionConfig(judge, endpoint)

@@ -22,8 +22,14 @@ from engram_lab.ingest import IngestedFile, ingest_file
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.searcher import SearchOutcome, Searcher
 from engram_lab.retrieve.settings import ABLATIONS, MODES
-from engram_lab.state.db import engram_dir, open_ledger
-from engram_lab.state.decisions import DecisionLedger
+from engram_lab.resolve.run import AnalysisReport
+from engram_lab.resolve.service import (
+    judge_pair, pending_pairs, retract_decision, run_analysis, supersession_candidates, supersession_verdict,
+)
+from engram_lab.state.db import ANALYSED_GENERATION, engram_dir, open_ledger, read_counter, set_counter, transaction
+from engram_lab.state.decisions import Decision, DecisionLedger
+from engram_lab.state.documents import DocumentTable
+from engram_lab.state.review import QueuedPair, StoredCandidate
 from engram_lab.status import StatusReport, vault_status
 from engram_lab.vault import scan_vault
 from engram_lab.vault.root import require_vault
@@ -44,12 +50,63 @@ class Engine:
     def __init__(self, vault: Path | str) -> None:
         self.vault = require_vault(Path(vault))
         self._searcher: Searcher | None = None
+        self.analysis: AnalysisReport | None = None
 
     def index(self, *, full: bool = False, progress: bool | None = None) -> IndexReport:
+        """Index the notes, then run the analysis pass (resolution, supersession) over what changed."""
         report = index_vault(self.vault, full=full, progress=progress)
         self._searcher = None
+        self.analysis = self._analyse(report, full)
         refresh_keyword_index(self.vault)  # so the first search after an index run is not the one that pays
         return report
+
+    def _analyse(self, report: IndexReport, full: bool) -> AnalysisReport | None:
+        """Focused on the changed notes when the last analysis saw the state before this run, else over everything."""
+        conn = open_ledger(self.vault)
+        try:
+            generation, analysed = DocumentTable(conn).generation(), read_counter(conn, ANALYSED_GENERATION)
+            ids = {row.doc_id for row in DocumentTable(conn).all() if row.path in {*report.added, *report.updated, *(n for _, n in report.renamed)}}
+        finally:
+            conn.close()
+        if analysed == generation and not full:
+            return None
+        focus = None if full or analysed != report.generation_before else ids
+        result = run_analysis(self.vault, focus)
+        conn = open_ledger(self.vault)
+        try:
+            with transaction(conn):
+                set_counter(conn, ANALYSED_GENERATION, generation)
+        finally:
+            conn.close()
+        return result
+
+    def analyse(self) -> AnalysisReport:
+        """The whole analysis pass over every entity (``engram resolve --rescan``)."""
+        report = run_analysis(self.vault, None)
+        self._searcher = None
+        return report
+
+    def pending_pairs(self, limit: int | None = None) -> list[QueuedPair]:
+        return pending_pairs(self.vault, limit)
+
+    def judge(self, a: str, b: str, verdict: str, *, force: bool = False) -> Decision:
+        """A person's judgment 'A VERDICT B'; it outranks every machine judgment on that pair."""
+        decision = judge_pair(self.vault, a, b, verdict, force=force)
+        self._searcher = None
+        return decision
+
+    def retract(self, decision_id: str) -> Decision:
+        decision = retract_decision(self.vault, decision_id)
+        self._searcher = None
+        return decision
+
+    def supersessions(self) -> list[StoredCandidate]:
+        return supersession_candidates(self.vault)
+
+    def supersession_verdict(self, handle: str, verdict: str) -> Decision:
+        decision = supersession_verdict(self.vault, handle, verdict)
+        self._searcher = None
+        return decision
 
     def status(self) -> StatusReport:
         return vault_status(self.vault)

@@ -54,6 +54,7 @@ class IndexReport:
     warnings: list[str] = field(default_factory=list)  # skipped folders and links, not documents
     unchanged: int = 0
     seconds: float = 0.0
+    generation_before: int = 0  # the ledger's sections generation when the run began
 
     @property
     def changed(self) -> bool:
@@ -123,6 +124,7 @@ class _Run:
         return self.report
 
     def _execute(self, full: bool, only: set[str] | None) -> None:
+        self.report.generation_before = self.table.generation()
         scan = scan_vault(self.vault)
         known = self.table.change_keys()
         problem_docs = {p.rel_path: p.problem for p in scan.problems if p.is_document}

@@ -28,6 +28,11 @@ STATEMENT_PREFIX = "urn:engram:stmt:"
 MENTION_PREFIX = "urn:engram:mention:"
 RELATION_PREFIX = "urn:engram:rel:"
 KIND_PREFIX = "urn:engram:kind:"
+DECISION_KEY_PREFIX = "urn:engram:decision:"
+JUDGMENT_PREFIX = "urn:engram:judgment:"
+SUPERSESSION_PREFIX = "urn:engram:supersession:"
+OVERLAY_GRAPH = "urn:engram:overlay:resolution"  # every resolution judgment in force, rebuilt from the ledger
+OWL = "http://www.w3.org/2002/07/owl#"
 
 
 def _n(iri: str) -> NamedNode:
@@ -49,6 +54,9 @@ PROV_WAS_DERIVED_FROM = _n(PROV + "wasDerivedFrom")
 PROV_WAS_GENERATED_BY = _n(PROV + "wasGeneratedBy")
 PROV_ACTIVITY = _n(PROV + "Activity")
 PROV_ENDED_AT = _n(PROV + "endedAtTime")
+PROV_GENERATED_AT = _n(PROV + "generatedAtTime")
+PROV_WAS_ATTRIBUTED_TO = _n(PROV + "wasAttributedTo")
+OWL_SAME_AS = _n(OWL + "sameAs")
 PAV_AUTHORED_BY = _n(PAV + "authoredBy")
 XSD_INTEGER = _n(XSD + "integer")
 XSD_DATE = _n(XSD + "date")
@@ -80,6 +88,22 @@ MODEL = _n(ENGRAM + "model")
 LINKS_TO = _n(ENGRAM + "linksTo")
 IS_A = _n(ENGRAM + "isA")  # "X is a Y", "X, a Y": a hierarchy edge from instance to class
 HAS_TAG = _n(ENGRAM + "tag")
+# resolution overlay and supersession analysis
+JUDGMENT = _n(ENGRAM + "Judgment")
+SUPERSESSION = _n(ENGRAM + "SupersessionCandidate")
+VERDICT = _n(ENGRAM + "verdict")
+JUDGED_SUBJECT = _n(ENGRAM + "judgedSubject")
+JUDGED_OBJECT = _n(ENGRAM + "judgedObject")
+DISTINCT_FROM = _n(ENGRAM + "distinctFrom")
+EVIDENCE = _n(ENGRAM + "evidence")  # a JSON literal: the features the judgment was made on
+DECISION_ID = _n(ENGRAM + "decisionId")
+BLOCKED_BY = _n(ENGRAM + "blockedBy")
+EARLIER = _n(ENGRAM + "earlier")
+LATER = _n(ENGRAM + "later")
+EARLIER_KEY = _n(ENGRAM + "earlierKey")
+LATER_KEY = _n(ENGRAM + "laterKey")
+SHARED_SUBJECT = _n(ENGRAM + "sharedSubject")
+STATUS = _n(ENGRAM + "status")
 
 
 def _digest(*parts: str, length: int = 20) -> str:
@@ -100,6 +124,11 @@ def document_iri(doc_id: str) -> str:
 def analysis_graph_iri(doc_id: str) -> str:
     """Machine analysis of a document lives beside, never inside, its assertion graph."""
     return f"{document_iri(doc_id)}#analysis"
+
+
+def is_assertion_graph(graph: str) -> bool:
+    """A document's own graph (what its text states), as opposed to ``#analysis`` and the overlay."""
+    return graph.startswith(DOCUMENT_PREFIX) and "#" not in graph
 
 
 def activity_iri(doc_id: str) -> str:
@@ -129,6 +158,19 @@ def kind_iri(kind: str) -> str:
 def statement_iri(doc_id: str, subject: str, predicate: str, obj: str, span: tuple[int, int] | None, cell: str | None) -> str:
     """Stable across re-extraction of unchanged text: a hash of document, triple and span."""
     return f"{STATEMENT_PREFIX}{_digest(doc_id, subject, predicate, obj, repr(span), cell or '')}"
+
+
+def decision_key(doc_id: str, text: str, date: str) -> str:
+    """A decision's identity for verdicts: its note, words and date, not its span, so an edit above it keeps it."""
+    return f"{DECISION_KEY_PREFIX}{_digest(doc_id, text.strip(), date)}"
+
+
+def judgment_iri(decision_id: str) -> str:
+    return f"{JUDGMENT_PREFIX}{decision_id}"
+
+
+def supersession_iri(earlier_key: str, later_key: str) -> str:
+    return f"{SUPERSESSION_PREFIX}{_digest(earlier_key, later_key)}"
 
 
 def mention_iri(doc_id: str, entity: str, span: tuple[int, int] | None, cell: str | None, ordinal: int) -> str:

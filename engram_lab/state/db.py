@@ -53,7 +53,49 @@ _MIGRATIONS: tuple[str, ...] = (
     );
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    """
+    CREATE INDEX decisions_by_pair ON decisions(kind, subject, object);
+    CREATE TABLE resolution_queue (
+        a TEXT NOT NULL,
+        b TEXT NOT NULL,
+        score REAL NOT NULL,
+        rule TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (a, b)
+    );
+    CREATE TABLE supersession_candidates (
+        earlier TEXT NOT NULL,
+        later TEXT NOT NULL,
+        earlier_doc TEXT NOT NULL,
+        later_doc TEXT NOT NULL,
+        later_date TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        PRIMARY KEY (earlier, later)
+    );
+    """,
 )
+
+
+OVERLAY_GENERATION = "overlay_generation"  # moves with every judgment, verdict or supersession change
+ANALYSED_GENERATION = "analysed_generation"  # the sections generation the last analysis pass saw
+
+
+def bump_counter(conn: sqlite3.Connection, key: str) -> None:
+    """Advance a meta counter inside the caller's transaction (readers compare it to know what moved)."""
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+        (key,),
+    )
+
+
+def set_counter(conn: sqlite3.Connection, key: str, value: int) -> None:
+    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, str(value)))
+
+
+def read_counter(conn: sqlite3.Connection, key: str) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 def engram_dir(vault: Path) -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engram_lab.errors import DecisionFileError, EngramError
-from engram_lab.state.db import transaction
+from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, transaction
 from engram_lab.state.documents import now_iso
 
 EXPORT_FORMAT = "engram-decisions"
@@ -66,10 +66,17 @@ class DecisionLedger:
         self.conn = conn
 
     def record(self, kind: str, subject: str, obj: str, verdict: str, actor: str, evidence: dict[str, Any] | None = None) -> Decision:
-        _validate(kind, verdict, actor)
-        decision = Decision(f"d-{uuid.uuid4().hex[:16]}", kind, subject, obj, verdict, actor, now_iso(), dict(evidence or {}))
         with transaction(self.conn):
-            self._insert(decision)
+            return self.record_within(kind, subject, obj, verdict, actor, evidence)
+
+    def record_within(self, kind: str, subject: str, obj: str, verdict: str, actor: str, evidence: dict[str, Any] | None = None) -> Decision:
+        """``record`` inside the caller's transaction."""
+        _validate(kind, verdict, actor)
+        if subject == obj:
+            raise EngramError(f"a {kind} judgment needs two different things, got {subject!r} twice")
+        decision = Decision(f"d-{uuid.uuid4().hex[:16]}", kind, subject, obj, verdict, actor, now_iso(), dict(evidence or {}))
+        self._insert(decision)
+        bump_counter(self.conn, OVERLAY_GENERATION)
         return decision
 
     def _insert(self, d: Decision) -> None:
@@ -80,13 +87,22 @@ class DecisionLedger:
 
     def retract(self, decision_id: str) -> Decision:
         with transaction(self.conn):
-            row = self.conn.execute("SELECT * FROM decisions WHERE decision_id = ?", (decision_id,)).fetchone()
-            if row is None:
-                raise EngramError(f"no decision with id {decision_id!r}")
-            if row["retracted_at"] is not None:
-                raise EngramError(f"decision {decision_id} was already retracted at {row['retracted_at']}")
-            self.conn.execute("UPDATE decisions SET retracted_at = ? WHERE decision_id = ?", (now_iso(), decision_id))
-        return _decision(self.conn.execute("SELECT * FROM decisions WHERE decision_id = ?", (decision_id,)).fetchone())
+            return self.retract_within(decision_id)
+
+    def retract_within(self, decision_id: str) -> Decision:
+        """``retract`` inside the caller's transaction."""
+        row = self.get(decision_id)
+        if row is None:
+            raise EngramError(f"no decision with id {decision_id!r}")
+        if row.retracted_at is not None:
+            raise EngramError(f"decision {decision_id} was already retracted at {row.retracted_at}")
+        self.conn.execute("UPDATE decisions SET retracted_at = ? WHERE decision_id = ?", (now_iso(), decision_id))
+        bump_counter(self.conn, OVERLAY_GENERATION)
+        return self.get(decision_id)  # type: ignore[return-value]
+
+    def get(self, decision_id: str) -> Decision | None:
+        row = self.conn.execute("SELECT * FROM decisions WHERE decision_id = ?", (decision_id,)).fetchone()
+        return _decision(row) if row is not None else None
 
     def all(self, include_retracted: bool = True) -> list[Decision]:
         rows = self.conn.execute("SELECT * FROM decisions ORDER BY made_at, decision_id")
@@ -117,6 +133,7 @@ class DecisionLedger:
                     counts["retracted"] += 1
                 else:
                     counts["unchanged"] += 1
+            bump_counter(self.conn, OVERLAY_GENERATION)
         return counts
 
 

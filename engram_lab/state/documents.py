@@ -11,6 +11,9 @@ from typing import Literal, NamedTuple
 
 from engram_lab.graph.vocabulary import document_iri
 from engram_lab.vault.sections import Section
+from engram_lab.state.db import bump_counter, read_counter
+
+SECTIONS_GENERATION = "sections_generation"
 
 DocumentStatus = Literal["indexed", "stale", "failed", "pending-review"]
 STATUSES: tuple[DocumentStatus, ...] = ("indexed", "stale", "failed", "pending-review")
@@ -206,14 +209,10 @@ class DocumentTable:
 
     def generation(self) -> int:
         """A counter bumped with every change to sections, so derived indexes can tell they are behind."""
-        row = self.conn.execute("SELECT value FROM meta WHERE key = 'sections_generation'").fetchone()
-        return int(row[0]) if row else 0
+        return read_counter(self.conn, SECTIONS_GENERATION)
 
     def _bump_generation(self) -> None:
-        self.conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('sections_generation', '1') "
-            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-        )
+        bump_counter(self.conn, SECTIONS_GENERATION)
 
     def sections(self) -> list[StoredSection]:
         return [_section(r) for r in self.conn.execute("SELECT * FROM sections ORDER BY doc_id, ordinal")]

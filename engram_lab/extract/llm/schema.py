@@ -42,7 +42,7 @@ class LLMReply:
     statements: tuple[LLMStatement, ...]
 
 
-def _json_object(text: str) -> dict[str, object]:
+def parse_json_object(text: str) -> dict[str, object]:
     """Parse the reply; repairs code fences, prose around the object and trailing commas."""
     candidate = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", text.strip())
     for attempt in (candidate, _outermost_object(candidate)):
@@ -82,7 +82,7 @@ def _text(item: dict[str, object], key: str) -> str:
 
 def parse_reply(text: str, kinds: tuple[str, ...], default_kind: str) -> LLMReply:
     """Validate against the schema. Malformed items are dropped; a reply with no usable shape is an error."""
-    data = _json_object(text)
+    data = parse_json_object(text)
     lists = {key: data.get(key, []) for key in ("entities", "relations", "statements")}
     if not all(isinstance(v, list) for v in lists.values()):
         raise ReplyError("entities, relations and statements must be lists")

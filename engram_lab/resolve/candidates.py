@@ -1,0 +1,150 @@
+"""Candidate pairs by blocking, never all pairs: shared name forms, acronyms, initials, surnames,
+character trigrams and label-embedding neighbours.
+
+Each blocking key puts entities in buckets; pairs come only from within a bucket,
+and a bucket larger than ``MAX_BLOCK`` (a common surname, a generic word) is
+skipped for the keys where size means ambiguity. Trigram similarity is a sparse
+matrix product over rare trigrams, row chunk by row chunk, so memory stays flat
+at 100,000 entities. ``focus`` limits the work to pairs touching those entities
+(the ones in notes that changed).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+import numpy as np
+import scipy.sparse as sp
+
+from engram_lab.graph.vocabulary import normalise_label
+from engram_lab.resolve import names as nm
+from engram_lab.resolve.entities import EntityView
+
+MAX_BLOCK = 50
+TRIGRAM_MIN_COSINE = 0.6
+TRIGRAM_MAX_DF_SHARE = 0.01
+TRIGRAM_PER_ROW = 20
+_CHUNK = 2048
+
+Pair = tuple[int, int]
+
+
+def _add(out: dict[Pair, set[str]], a: int, b: int, source: str, focus: set[int] | None) -> None:
+    if a == b or (focus is not None and a not in focus and b not in focus):
+        return
+    out[(a, b) if a < b else (b, a)].add(source)
+
+
+def _within_blocks(out: dict[Pair, set[str]], blocks: dict[str, list[int]], source: str, focus: set[int] | None,
+                   max_block: int | None) -> None:
+    for members in blocks.values():
+        members = sorted(set(members))
+        if len(members) < 2 or (max_block is not None and len(members) > max_block):
+            continue
+        for x, a in enumerate(members):
+            for b in members[x + 1 :]:
+                _add(out, a, b, source, focus)
+
+
+def _across_blocks(out: dict[Pair, set[str]], left: dict[str, list[int]], right: dict[str, list[int]], source: str,
+                   focus: set[int] | None, max_block: int) -> None:
+    for key, shorts in left.items():
+        longs = right.get(key, [])
+        if not longs or len(longs) > max_block:
+            continue
+        for a in shorts:
+            for b in longs:
+                _add(out, a, b, source, focus)
+
+
+def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, set[str]]:
+    """Pairs sharing a name form, an acronym, initials or a surname, with the keys that paired them."""
+    exact: dict[str, list[int]] = defaultdict(list)
+    loose: dict[str, list[int]] = defaultdict(list)
+    acronym_long: dict[str, list[int]] = defaultdict(list)
+    acronym_short: dict[str, list[int]] = defaultdict(list)
+    initials: dict[str, list[int]] = defaultdict(list)
+    surname_long: dict[str, list[int]] = defaultdict(list)
+    single: dict[str, list[int]] = defaultdict(list)
+    for i, labels in enumerate(view.labels):
+        if nm.is_local_reference(view.names[i]):
+            continue
+        for label in labels:
+            exact[normalise_label(label)].append(i)
+            form = nm.loose(label)
+            if form:
+                loose[form].append(i)
+            if (long := nm.acronym_of(label)) is not None:
+                acronym_long[long].append(i)
+            if (short := nm.as_acronym(label)) is not None:
+                acronym_short[short].append(i)
+            if (key := nm.initials_key(label)) is not None:
+                initials[key].append(i)
+            words = form.split()
+            if len(words) >= 2:
+                surname_long[words[-1]].append(i)
+            elif len(words) == 1 and len(words[0]) >= 3:
+                single[words[0]].append(i)
+    out: dict[Pair, set[str]] = defaultdict(set)
+    _within_blocks(out, exact, "same-form", focus, None)
+    _within_blocks(out, loose, "loose-form", focus, MAX_BLOCK)
+    _across_blocks(out, acronym_short, acronym_long, "acronym", focus, MAX_BLOCK)
+    _within_blocks(out, initials, "initials", focus, MAX_BLOCK)
+    _across_blocks(out, single, surname_long, "surname", focus, MAX_BLOCK)
+    return out
+
+
+def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: float = TRIGRAM_MIN_COSINE) -> dict[Pair, float]:
+    """Pairs whose names share rare character trigrams (set cosine >= ``min_cosine``): catches typos."""
+    vocabulary: dict[str, int] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    for i, name in enumerate(view.names):
+        if nm.is_local_reference(name):
+            continue
+        for gram in nm.char_ngrams(name):
+            rows.append(i)
+            cols.append(vocabulary.setdefault(gram, len(vocabulary)))
+    n = view.size
+    if not rows or n < 2:
+        return {}
+    matrix = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n, len(vocabulary)))
+    matrix.sum_duplicates()
+    matrix.data[:] = 1.0
+    df = np.asarray(matrix.sum(axis=0)).ravel()
+    keep = df <= max(20.0, TRIGRAM_MAX_DF_SHARE * n)
+    lengths = np.sqrt(np.asarray(matrix.sum(axis=1)).ravel())  # the full set size, so dropped grams still count against
+    lengths[lengths == 0] = 1.0
+    pruned = (sp.diags(1.0 / lengths) @ matrix[:, keep]).tocsr().astype(np.float32)
+    transposed = pruned.T.tocsr()
+    targets = np.arange(n) if focus is None else np.array(sorted(focus), dtype=np.int64)
+    out: dict[Pair, float] = {}
+    for start in range(0, len(targets), _CHUNK):
+        chunk = targets[start : start + _CHUNK]
+        sims = (pruned[chunk] @ transposed).tocsr()
+        for r, a in enumerate(chunk):
+            lo, hi = sims.indptr[r], sims.indptr[r + 1]
+            cols_r, vals_r = sims.indices[lo:hi], sims.data[lo:hi]
+            good = (vals_r >= min_cosine) & (cols_r != a)
+            cols_r, vals_r = cols_r[good], vals_r[good]
+            if cols_r.size > TRIGRAM_PER_ROW:
+                top = np.argpartition(-vals_r, TRIGRAM_PER_ROW - 1)[:TRIGRAM_PER_ROW]
+                cols_r, vals_r = cols_r[top], vals_r[top]
+            for b, value in zip(cols_r.tolist(), vals_r.tolist()):
+                key = (int(a), b) if a < b else (b, int(a))
+                out[key] = max(out.get(key, 0.0), float(value))
+    return out
+
+
+def candidate_pairs(view: EntityView, focus: Iterable[int] | None = None,
+                    embedding_pairs: dict[Pair, float] | None = None) -> dict[Pair, set[str]]:
+    """Every candidate pair (a < b, entity indices) with the blocking sources that proposed it."""
+    wanted = set(focus) if focus is not None else None
+    out = key_blocks(view, wanted)
+    for pair in trigram_pairs(view, wanted):
+        out.setdefault(pair, set()).add("trigram")
+    for (a, b), _cos in (embedding_pairs or {}).items():
+        if not (nm.is_local_reference(view.names[a]) or nm.is_local_reference(view.names[b])):
+            _add(out, a, b, "embedding", wanted)  # type: ignore[arg-type]
+    return dict(out)

@@ -1,0 +1,66 @@
+"""The vault's entities as resolution sees them: one row per entity IRI with its names, documents and neighbours."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import polars as pl
+
+
+@dataclass
+class EntityView:
+    """``frame`` row i is entity i: entity_iri, name, kind, labels (name and aliases), doc_ids."""
+
+    frame: pl.DataFrame
+    neighbours: list[frozenset[int]]  # relation neighbours by entity index
+
+    @property
+    def size(self) -> int:
+        return self.frame.height
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {iri: i for i, iri in enumerate(self.frame["entity_iri"].to_list())}
+
+    @cached_property
+    def names(self) -> list[str]:
+        return self.frame["name"].to_list()
+
+    @cached_property
+    def kinds(self) -> list[str]:
+        return self.frame["kind"].to_list()
+
+    @cached_property
+    def iris(self) -> list[str]:
+        return self.frame["entity_iri"].to_list()
+
+    @cached_property
+    def labels(self) -> list[list[str]]:
+        return [list(labels or []) for labels in self.frame["labels"].to_list()]
+
+    @cached_property
+    def doc_sets(self) -> list[frozenset[str]]:
+        return [frozenset(docs or []) for docs in self.frame["doc_ids"].to_list()]
+
+
+def entity_view(entities: pl.DataFrame, relations: pl.DataFrame) -> EntityView:
+    """Aggregate per-document entity rows (the ``entities`` and ``relations`` tables) into one view."""
+    frame = (
+        entities.group_by("entity_iri")
+        .agg(pl.col("name").first(), pl.col("kind").first(),
+             pl.col("aliases").list.explode(keep_nulls=False, empty_as_null=False).unique().alias("aliases"),
+             pl.col("doc_id").unique().sort().alias("doc_ids"))
+        .with_columns(pl.concat_list([pl.col("name"), pl.col("aliases")]).list.unique(maintain_order=True).alias("labels"))
+        .sort("entity_iri")
+        .select("entity_iri", "name", "kind", "labels", "doc_ids")
+    )
+    index = {iri: i for i, iri in enumerate(frame["entity_iri"].to_list())}
+    neighbours: list[set[int]] = [set() for _ in range(frame.height)]
+    linked = relations.filter(pl.col("object_iri").is_not_null()).select("subject_iri", "object_iri").unique()
+    for s, o in zip(linked["subject_iri"].to_list(), linked["object_iri"].to_list()):
+        a, b = index.get(s), index.get(o)
+        if a is not None and b is not None and a != b:
+            neighbours[a].add(b)
+            neighbours[b].add(a)
+    return EntityView(frame, [frozenset(n) for n in neighbours])

@@ -1,0 +1,143 @@
+"""Evidence for a candidate pair and the documented policy that turns it into a score.
+
+The score is a rule cascade, not a learned model, so every automatic merge can
+be explained in one line (``reason``). Thresholds (README, "Entity resolution"):
+
+- score >= ``AUTO_SAME`` (0.90): an automatic ``same`` judgment (actor ``auto``);
+- ``REVIEW`` (0.60) <= score < 0.90: the pair waits in the review queue (or goes to the LLM judge);
+- below 0.60: dropped.
+
+Vetoes (score 0, never merged by a machine): incompatible kinds, names that differ
+only in a number ("Phase 1" / "Phase 2"), a local reference ("the company").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from engram_lab.extract.kinds import compatible
+from engram_lab.graph.vocabulary import normalise_label
+from engram_lab.resolve import names as nm
+from engram_lab.resolve.entities import EntityView
+
+AUTO_SAME = 0.90
+REVIEW = 0.60
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class PairEvidence:
+    a: str
+    b: str
+    name_a: str
+    name_b: str
+    kind_a: str
+    kind_b: str
+    rule: str  # the strongest matching rule: same-form, loose-form, acronym, initials, typo, surname, similar
+    sources: tuple[str, ...]  # the blocking keys that proposed the pair
+    surface: float  # Jaro-Winkler of the loose forms
+    edit: int  # edit distance of the loose forms (capped at 3)
+    cosine: float | None  # label-embedding cosine, when the retrieval index has both
+    kinds_compatible: bool
+    shared_docs: int
+    shared_neighbours: int
+    ambiguous: bool  # the short form (acronym, initials, surname) has more than one expansion
+    score: float
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {key: value for key, value in asdict(self).items() if key not in ("a", "b")}
+
+    @property
+    def verdict(self) -> str:
+        return "auto-same" if self.score >= AUTO_SAME else "review" if self.score >= REVIEW else "drop"
+
+
+class Expansions:
+    """How many different long names each short form (acronym, initials, surname) could stand for."""
+
+    def __init__(self, view: EntityView) -> None:
+        self.acronym: dict[str, set[str]] = {}
+        self.initials: dict[str, set[str]] = {}
+        self.surname: dict[str, set[str]] = {}
+        for name in view.names:
+            form = nm.loose(name)
+            words = form.split()
+            if (acronym := nm.acronym_of(name)) is not None:
+                self.acronym.setdefault(acronym, set()).add(form)
+            if (key := nm.initials_key(name)) is not None and not nm.is_initialled(name):
+                self.initials.setdefault(key, set()).add(form)
+            if len(words) >= 2:
+                self.surname.setdefault(words[-1], set()).add(form)
+
+
+def _typo_score(form_a: str, form_b: str, edit: int) -> tuple[float, str]:
+    words_a, words_b = form_a.split(), form_b.split()
+    if len(words_a) != len(words_b):
+        return 0.0, "different number of words"
+    differing = [(x, y) for x, y in zip(words_a, words_b) if x != y]
+    if edit == 1 and len(differing) == 1 and min(len(differing[0][0]), len(differing[0][1])) >= 5:
+        return 0.92, f"one-letter difference in a long word ({differing[0][0]} / {differing[0][1]})"
+    return 0.7, f"names {edit} edits apart"
+
+
+def score_pair(view: EntityView, a: int, b: int, sources: set[str], expansions: Expansions,
+               cosine: float | None = None) -> PairEvidence:
+    name_a, name_b = view.names[a], view.names[b]
+    kind_a, kind_b = view.kinds[a], view.kinds[b]
+    form_a, form_b = nm.loose(name_a), nm.loose(name_b)
+    surface = nm.jaro_winkler(form_a, form_b)
+    edit = nm.edit_distance(form_a, form_b)
+    shared_docs = len(view.doc_sets[a] & view.doc_sets[b])
+    shared_neighbours = len((view.neighbours[a] & view.neighbours[b]) - {a, b})
+    kinds_ok = compatible(kind_a, kind_b)
+    context = shared_neighbours > 0
+
+    def result(rule: str, score: float, reason: str, ambiguous: bool = False) -> PairEvidence:
+        if not kinds_ok:
+            score, reason = 0.0, f"veto: a {kind_a} is never a {kind_b}"
+        return PairEvidence(view.iris[a], view.iris[b], name_a, name_b, kind_a, kind_b, rule, tuple(sorted(sources)),
+                            round(surface, 4), edit, None if cosine is None else round(cosine, 4), kinds_ok, shared_docs,
+                            shared_neighbours, ambiguous, round(score, 4), reason)
+
+    if nm.is_local_reference(name_a) or nm.is_local_reference(name_b):
+        return result("local", 0.0, "veto: a local reference never resolves across notes")
+    if _DIGITS.findall(form_a) != _DIGITS.findall(form_b):
+        return result("similar", 0.0, "veto: the names differ in a number")
+    labels_a = {normalise_label(x) for x in view.labels[a]}
+    if labels_a & {normalise_label(x) for x in view.labels[b]}:
+        return result("same-form", 0.97, "same name (or declared alias), different kind")
+    if form_a == form_b:
+        return result("loose-form", 0.95, "same name apart from case, accents, articles, titles or legal suffix")
+    short, long_ = (name_a, name_b) if nm.as_acronym(name_a) else (name_b, name_a)
+    acronym = nm.as_acronym(short)
+    if acronym is not None and nm.acronym_of(long_) == acronym:
+        ambiguous = len(expansions.acronym.get(acronym, ())) > 1
+        if shared_docs or context:
+            return result("acronym", 0.93, "acronym of the other name, used alongside it", ambiguous)
+        if ambiguous or len(acronym) < 3:
+            return result("acronym", 0.7, "acronym with more than one possible expansion" if ambiguous else "two-letter acronym", ambiguous)
+        return result("acronym", 0.91, "acronym of the other name, and the only expansion in the vault")
+    if nm.is_initialled(name_a) != nm.is_initialled(name_b) and nm.initials_key(name_a) == nm.initials_key(name_b) is not None:
+        key = nm.initials_key(name_a) or ""
+        ambiguous = len(expansions.initials.get(key, ())) > 1
+        if ambiguous:
+            return result("initials", 0.65, "initials fit more than one full name", True)
+        return result("initials", 0.91, "initial and surname fit the only full name with them")
+    words_a, words_b = form_a.split(), form_b.split()
+    long_kind = kind_b if len(words_a) == 1 else kind_a
+    if (len(words_a) == 1) != (len(words_b) == 1) and words_a[-1] == words_b[-1] and long_kind == "Person":
+        single = words_a[0] if len(words_a) == 1 else words_b[0]
+        ambiguous = len(expansions.surname.get(single, ())) > 1
+        return result("surname", 0.0 if ambiguous else 0.6,
+                      "a surname alone stays local to its note" + ("; several full names share it" if ambiguous else ""), ambiguous)
+    if edit <= 2 and min(len(form_a), len(form_b)) >= 5:
+        score, reason = _typo_score(form_a, form_b, edit)
+        if shared_docs:
+            return result("typo", min(score, 0.5), f"{reason}, but both are written in the same note, so probably two things")
+        return result("typo", score, reason)
+    if (cosine is not None and cosine >= 0.9) or surface >= 0.93:
+        return result("similar", 0.62 + (0.05 if context else 0.0), "similar names" + (" with shared neighbours" if context else ""))
+    return result("similar", 0.0, "not similar enough")

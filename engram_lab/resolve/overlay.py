@@ -1,0 +1,124 @@
+"""From the decision ledger to the resolution state: which judgment holds for each pair, and the clusters.
+
+Pure functions over ``Decision`` records. Per unordered pair the active judgment
+of the strongest actor wins (user > llm > auto; the latest within an actor), so a
+user's ``distinct`` outranks any machine ``same`` on that pair. Clusters are
+built from winning ``same`` judgments, strongest actor first, and a union that
+would put two entities judged ``distinct`` into one cluster is refused: a user's
+``distinct`` also blocks merges that would arrive transitively.
+Retracting a decision and recomputing gives exactly the state before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from engram_lab.state.decisions import Decision
+
+RESOLUTION = "resolution"
+_ACTOR_RANK = {"user": 0, "llm": 1, "auto": 2}
+INVERSE = {"broader": "narrower", "narrower": "broader", "same": "same", "related": "related", "distinct": "distinct"}
+
+Pair = tuple[str, str]
+
+
+def pair_key(a: str, b: str) -> Pair:
+    return (a, b) if a <= b else (b, a)
+
+
+def actor_rank(actor: str) -> int:
+    return _ACTOR_RANK.get(actor.split(":", 1)[0], 3)
+
+
+def oriented_verdict(decision: Decision, a: str) -> str:
+    """The verdict read as 'a VERDICT other' ('broader' means a is the broader one)."""
+    return decision.verdict if decision.subject == a else INVERSE[decision.verdict]
+
+
+def winning_judgments(decisions: Iterable[Decision]) -> dict[Pair, Decision]:
+    """The judgment in force for each pair: active, strongest actor, then latest."""
+    best: dict[Pair, Decision] = {}
+    for d in decisions:
+        if d.kind != RESOLUTION or not d.active or d.subject == d.object:
+            continue
+        key = pair_key(d.subject, d.object)
+        current = best.get(key)
+        if current is None or (actor_rank(d.actor), _neg(d.made_at)) < (actor_rank(current.actor), _neg(current.made_at)):
+            best[key] = d
+    return best
+
+
+def _neg(stamp: str) -> tuple[int, ...]:
+    return tuple(-ord(ch) for ch in stamp)  # latest first in an ascending sort
+
+
+@dataclass
+class ResolutionState:
+    judgments: dict[Pair, Decision]
+    cluster_of: dict[str, str] = field(default_factory=dict)  # entity IRI -> canonical IRI (only merged entities)
+    blocked: dict[str, str] = field(default_factory=dict)  # decision id of a 'same' kept apart -> why
+
+    def members(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for iri, canonical in sorted(self.cluster_of.items()):
+            out.setdefault(canonical, []).append(iri)
+        return out
+
+    def same(self, a: str, b: str) -> bool:
+        return a == b or (a in self.cluster_of and self.cluster_of.get(a) == self.cluster_of.get(b))
+
+    def canonical(self, iri: str) -> str:
+        return self.cluster_of.get(iri, iri)
+
+    def distinct_pairs(self) -> list[Pair]:
+        return [key for key, d in self.judgments.items() if d.verdict == "distinct"]
+
+    def edges(self) -> list[tuple[str, str, str]]:
+        """(a, b, verdict) for the judgments that shape the graph: merged pairs, and broader/narrower/related."""
+        out = []
+        for (a, b), d in self.judgments.items():
+            if d.verdict == "same" and self.same(a, b):
+                out.append((a, b, "same"))
+            elif d.verdict in ("broader", "narrower", "related"):
+                out.append((d.subject, d.object, d.verdict))
+        return out
+
+
+def resolve_state(decisions: Iterable[Decision]) -> ResolutionState:
+    judgments = winning_judgments(decisions)
+    parent: dict[str, str] = {}
+    members: dict[str, set[str]] = {}
+    apart: dict[str, set[str]] = {}  # entity -> entities it was judged distinct from
+    for (a, b), d in judgments.items():
+        if d.verdict == "distinct":
+            apart.setdefault(a, set()).add(b)
+            apart.setdefault(b, set()).add(a)
+
+    def find(x: str) -> str:
+        parent.setdefault(x, x)
+        members.setdefault(x, {x})
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    state = ResolutionState(judgments)
+    sames = sorted((d for d in judgments.values() if d.verdict == "same"), key=lambda d: (actor_rank(d.actor), d.made_at, d.decision_id))
+    for d in sames:
+        ra, rb = find(d.subject), find(d.object)
+        if ra == rb:
+            continue
+        clash = next(((x, y) for x in members[ra] for y in apart.get(x, ()) if y in members[rb]), None)
+        if clash is not None:
+            state.blocked[d.decision_id] = f"would merge {clash[0]} and {clash[1]}, judged distinct"
+            continue
+        root, child = (ra, rb) if ra <= rb else (rb, ra)
+        parent[child] = root
+        members[root] |= members.pop(child)
+    for root, group in members.items():
+        if len(group) > 1:
+            canonical = min(group)
+            for iri in group:
+                state.cluster_of[iri] = canonical
+    return state

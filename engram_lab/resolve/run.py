@@ -1,0 +1,217 @@
+"""The analysis pass after indexing: resolution candidates and automatic judgments, the review queue,
+the overlay graph, and supersession candidates in ``#analysis`` graphs.
+
+It reads the Parquet tables (never the notes) and the ledger, so it can be rerun
+at any time; with ``changed_docs`` it scores only pairs touching entities of
+those notes. Writes, in order: ledger decisions and queue (one transaction),
+then the graphs, which are projections and rebuilt whole each time.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from engram_lab.graph import vocabulary as v
+from engram_lab.graph.store import STORE_DIR, GraphStore
+from engram_lab.index.derived import index_dir
+from engram_lab.index.publish import current_index_dir
+from engram_lab.index.tables import TABLES_DIR, TableStore
+from engram_lab.resolve.candidates import Pair, candidate_pairs
+from engram_lab.resolve.entities import EntityView, entity_view
+from engram_lab.resolve.evidence import Expansions, PairEvidence, score_pair
+from engram_lab.resolve.graphs import analysis_quads, overlay_quads
+from engram_lab.resolve.llm_judge import LLMJudge
+from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, pair_key, resolve_state
+from engram_lab.resolve import names as nm
+from engram_lab.resolve.supersession import Candidate, DatedDecision, dated_decisions, find_candidates
+from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, open_ledger, transaction
+from engram_lab.state.decisions import DecisionLedger
+from engram_lab.state.review import ReviewQueue, StoredCandidate
+
+RETRIEVAL_INDEX = "retrieval"  # the published retrieval index supplies label-embedding neighbours
+
+
+@dataclass
+class AnalysisReport:
+    entities: int = 0
+    candidate_pairs: int = 0
+    auto_same: list[tuple[str, str]] = field(default_factory=list)
+    auto_retracted: int = 0
+    queued: int = 0
+    llm_judged: int = 0
+    supersessions: int = 0
+    embedding_leg: bool = False
+    seconds: float = 0.0
+
+
+@dataclass
+class TableData:
+    """What the analysis reads from the Parquet tables."""
+
+    view: EntityView
+    statements: pl.DataFrame
+    documents: pl.DataFrame
+
+    def decisions(self, state: ResolutionState) -> list[DatedDecision]:
+        names = dict(zip(self.view.iris, self.view.names))
+        note_by_title: dict[str, str] = {}
+        for doc_id, title, path in zip(self.documents["doc_id"].to_list(), self.documents["title"].to_list(), self.documents["path"].to_list()):
+            for form in (title or "", Path(path).stem, str(Path(path).with_suffix(""))):
+                note_by_title.setdefault(nm.loose(form), doc_id)
+        return dated_decisions(self.statements, state, names, note_by_title)
+
+
+def load_tables(vault: Path) -> TableData:
+    tables = TableStore(engram_dir(vault) / TABLES_DIR)
+    return TableData(entity_view(tables.read("entities"), tables.read("relations")), tables.read("statements"), tables.read("documents"))
+
+
+def embedding_neighbours(vault: Path, view: EntityView) -> dict[Pair, float]:
+    """Label-embedding neighbours (cosine >= 0.75) from the last published retrieval index, by our indices."""
+    folder = current_index_dir(index_dir(vault), RETRIEVAL_INDEX)
+    if folder is None or not (folder / "synonym_pairs.parquet").exists():
+        return {}
+    iris = pl.read_parquet(folder / "entities.parquet", columns=["entity_iri"])["entity_iri"].to_list()
+    pairs = pl.read_parquet(folder / "synonym_pairs.parquet")
+    out: dict[Pair, float] = {}
+    for a, b, cos in zip(pairs["a"].to_list(), pairs["b"].to_list(), pairs["cosine"].to_list()):
+        x, y = view.index.get(iris[a]), view.index.get(iris[b])
+        if x is not None and y is not None and x != y:
+            out[(x, y) if x < y else (y, x)] = float(cos)
+    return out
+
+
+def score_candidates(view: EntityView, focus: set[int] | None, embedding: dict[Pair, float]) -> list[PairEvidence]:
+    expansions = Expansions(view)
+    pairs = candidate_pairs(view, focus, embedding)
+    return [score_pair(view, a, b, sources, expansions, embedding.get((a, b))) for (a, b), sources in sorted(pairs.items())]
+
+
+def _titles(conn) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {r["doc_id"]: r["title"] or r["path"] for r in conn.execute("SELECT doc_id, title, path FROM documents")}
+
+
+def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: LLMJudge | None = None) -> AnalysisReport:
+    """Run resolution and supersession analysis; ``changed_docs`` None means every entity is in focus."""
+    started = time.perf_counter()
+    report = AnalysisReport()
+    data = load_tables(vault)
+    view = data.view
+    report.entities = view.size
+    focus = None if changed_docs is None else {i for i, docs in enumerate(view.doc_sets) if docs & changed_docs}
+    embedding = embedding_neighbours(vault, view)
+    report.embedding_leg = bool(embedding)
+    scored = score_candidates(view, focus, embedding) if focus is None or focus else []
+    report.candidate_pairs = len(scored)
+
+    conn = open_ledger(vault)
+    try:
+        ledger, queue = DecisionLedger(conn), ReviewQueue(conn)
+        decided = _decided_pairs(ledger)
+        new_in_queue: list[PairEvidence] = []
+        with transaction(conn):
+            queue.keep_only(set(view.iris))
+            if focus is not None:
+                queue.remove_touching({view.iris[i] for i in focus})
+            queued_before = {pair_key(p.a, p.b) for p in queue.pairs()}
+            for ev in scored:
+                key = pair_key(ev.a, ev.b)
+                holders = decided.get(key, [])
+                auto = [d for d in holders if d.actor == "auto" and d.verdict == "same"]
+                if any(d.actor != "auto" for d in holders):
+                    continue  # a person or the LLM judge already spoke
+                if ev.verdict == "auto-same":
+                    if not auto:
+                        ledger.record_within(RESOLUTION, ev.a, ev.b, "same", "auto", ev.to_json())
+                        report.auto_same.append((ev.name_a, ev.name_b))
+                    continue
+                for d in auto:  # the evidence no longer carries the merge
+                    ledger.retract_within(d.decision_id)
+                    report.auto_retracted += 1
+                if ev.verdict == "review":
+                    queue.put(key[0], key[1], ev.score, ev.rule, ev.to_json() | {"a": ev.a, "b": ev.b})
+                    report.queued += 1
+                    if key not in queued_before:
+                        new_in_queue.append(ev)
+        if judge is not None and new_in_queue:
+            report.llm_judged = _ask_judge(judge, view, new_in_queue, ledger, queue, _titles(conn))
+        state, candidates = _recompute(ledger, queue, data)
+        report.supersessions = len(candidates)
+    finally:
+        conn.close()
+    write_projections(vault, state, candidates)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _decided_pairs(ledger: DecisionLedger) -> dict[tuple[str, str], list]:  # type: ignore[type-arg]
+    out: dict[tuple[str, str], list] = {}  # type: ignore[type-arg]
+    for d in ledger.all(include_retracted=False):
+        if d.kind == RESOLUTION:
+            out.setdefault(pair_key(d.subject, d.object), []).append(d)
+    return out
+
+
+def _ask_judge(judge: LLMJudge, view: EntityView, pairs: list[PairEvidence], ledger: DecisionLedger, queue: ReviewQueue,
+               titles: dict[str, str]) -> int:
+    judged = 0
+    for ev in pairs:
+        a, b = view.index[ev.a], view.index[ev.b]
+        reply = judge.judge(ev, sorted(titles.get(d, d) for d in view.doc_sets[a]), sorted(titles.get(d, d) for d in view.doc_sets[b]))
+        if reply.verdict is None:
+            continue
+        ledger.record(RESOLUTION, ev.a, ev.b, reply.verdict, judge.actor, ev.to_json() | {"llm_reason": reply.reason})
+        with transaction(ledger.conn):
+            queue.remove(ev.a, ev.b)
+        judged += 1
+    return judged
+
+
+def _stored(c: Candidate) -> StoredCandidate:
+    evidence = c.evidence() | {"status": c.status, "verdict_id": c.verdict_id, "iri": c.iri}
+    return StoredCandidate(c.earlier.key, c.later.key, c.earlier.doc_id, c.later.doc_id, c.later.date.isoformat(), evidence)
+
+
+def write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate]) -> None:
+    """Rebuild the overlay graph and every ``#analysis`` graph from the state just computed."""
+    store = GraphStore(engram_dir(vault) / STORE_DIR)
+    try:
+        store.replace_graph(v.OVERLAY_GRAPH, overlay_quads(state))
+        by_doc: dict[str, list[Candidate]] = {}
+        for c in candidates:
+            by_doc.setdefault(c.later.doc_id, []).append(c)
+        wanted = {v.analysis_graph_iri(doc): doc for doc in by_doc}
+        for graph in store.graphs():
+            if graph.endswith("#analysis") and graph not in wanted:
+                store.drop_graph(graph)
+        for graph, doc in wanted.items():
+            store.replace_graph(graph, analysis_quads(doc, by_doc[doc]))
+    finally:
+        store.close()
+
+
+def _recompute(ledger: DecisionLedger, queue: ReviewQueue, data: TableData) -> tuple[ResolutionState, list[Candidate]]:
+    """Resolution state from the ledger, then supersession candidates over resolved subjects (stored in the ledger)."""
+    decisions = ledger.all()
+    state = resolve_state(decisions)
+    candidates = find_candidates(data.decisions(state), [d for d in decisions if d.kind == "supersession"])
+    with transaction(ledger.conn):
+        if queue.replace_candidates([_stored(c) for c in candidates]):
+            bump_counter(ledger.conn, OVERLAY_GENERATION)
+    return state, candidates
+
+
+def refresh_projections(vault: Path) -> ResolutionState:
+    """After a judgment or a verdict: recompute state and candidates from the ledger, rewrite the graphs."""
+    data = load_tables(vault)
+    conn = open_ledger(vault)
+    try:
+        state, candidates = _recompute(DecisionLedger(conn), ReviewQueue(conn), data)
+    finally:
+        conn.close()
+    write_projections(vault, state, candidates)
+    return state

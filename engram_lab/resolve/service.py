@@ -1,0 +1,128 @@
+"""What people do with resolution and supersession: look up entities, judge, retract, give verdicts.
+
+Every change goes to the ledger first (the authority), then the overlay and
+analysis graphs are rebuilt from it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engram_lab.config import load_config
+from engram_lab.errors import EngramError
+from engram_lab.extract.kinds import compatible
+from engram_lab.graph.vocabulary import ENTITY_PREFIX, normalise_label
+from engram_lab.resolve.entities import EntityView
+from engram_lab.resolve.llm_judge import LLMJudge
+from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, resolve_state
+from engram_lab.resolve.run import AnalysisReport, analyse_vault, load_tables, refresh_projections
+from engram_lab.resolve.supersession import SUPERSESSION
+from engram_lab.state.db import open_ledger, transaction
+from engram_lab.state.decisions import Decision, DecisionLedger
+from engram_lab.state.review import QueuedPair, ReviewQueue, StoredCandidate
+
+RESOLUTION_VERDICTS = ("same", "distinct", "broader", "narrower", "related")
+
+
+def find_entity(view: EntityView, text: str) -> int:
+    """An entity by IRI, or by name or alias (any case); an unknown or ambiguous name is a clear error."""
+    if text.startswith(ENTITY_PREFIX):
+        if text in view.index:
+            return view.index[text]
+        raise EngramError(f"no entity {text} in the index (was its note re-indexed or deleted?)")
+    wanted = normalise_label(text)
+    hits = [i for i, labels in enumerate(view.labels) if wanted in {normalise_label(x) for x in labels}]
+    if not hits:
+        raise EngramError(f"no entity named {text!r}; `engram sparql` or `engram resolve` show the names known")
+    if len(hits) > 1:
+        options = ", ".join(f"{view.iris[i]} ({view.kinds[i]})" for i in hits)
+        raise EngramError(f"{text!r} names {len(hits)} entities; give one IRI: {options}")
+    return hits[0]
+
+
+def judge_pair(vault: Path, a: str, b: str, verdict: str, *, actor: str = "user", force: bool = False) -> Decision:
+    """Record a judgment 'A VERDICT B' ('broader': A is broader than B) and refresh the overlay."""
+    if verdict not in RESOLUTION_VERDICTS:
+        raise EngramError(f"unknown verdict {verdict!r}; use one of: {', '.join(RESOLUTION_VERDICTS)}")
+    view = load_tables(vault).view
+    i, j = find_entity(view, a), find_entity(view, b)
+    if i == j:
+        raise EngramError(f"{a!r} and {b!r} are the same entity already")
+    if verdict == "same" and not compatible(view.kinds[i], view.kinds[j]) and not force:
+        raise EngramError(f"a {view.kinds[i]} ({view.names[i]}) is never a {view.kinds[j]} ({view.names[j]}): "
+                          "kinds veto the merge; pass --force if the extractor got a kind wrong")
+    conn = open_ledger(vault)
+    try:
+        with transaction(conn):
+            decision = DecisionLedger(conn).record_within(
+                RESOLUTION, view.iris[i], view.iris[j], verdict, actor,
+                {"names": [view.names[i], view.names[j]], "kinds": [view.kinds[i], view.kinds[j]], "forced": force})
+            ReviewQueue(conn).remove(view.iris[i], view.iris[j])
+    finally:
+        conn.close()
+    refresh_projections(vault)
+    return decision
+
+
+def retract_decision(vault: Path, decision_id: str) -> Decision:
+    conn = open_ledger(vault)
+    try:
+        decision = DecisionLedger(conn).retract(decision_id)
+    finally:
+        conn.close()
+    refresh_projections(vault)
+    return decision
+
+
+def pending_pairs(vault: Path, limit: int | None = None) -> list[QueuedPair]:
+    conn = open_ledger(vault)
+    try:
+        return ReviewQueue(conn).pairs(limit)
+    finally:
+        conn.close()
+
+
+def supersession_candidates(vault: Path) -> list[StoredCandidate]:
+    conn = open_ledger(vault)
+    try:
+        return ReviewQueue(conn).candidates()
+    finally:
+        conn.close()
+
+
+def candidate_id(candidate: StoredCandidate) -> str:
+    """A short handle for the CLI and panels: the last 12 characters of the candidate's IRI."""
+    return str(candidate.evidence.get("iri", ""))[-12:]
+
+
+def supersession_verdict(vault: Path, handle: str, verdict: str, *, actor: str = "user") -> Decision:
+    """Accept or reject a supersession candidate named by its handle (``engram supersessions`` lists them)."""
+    if verdict not in ("accept", "reject"):
+        raise EngramError(f"a supersession verdict is accept or reject, got {verdict!r}")
+    matches = [c for c in supersession_candidates(vault) if candidate_id(c) == handle or c.evidence.get("iri") == handle]
+    if not matches:
+        raise EngramError(f"no supersession candidate {handle!r}; `engram supersessions VAULT` lists them")
+    c = matches[0]
+    conn = open_ledger(vault)
+    try:
+        decision = DecisionLedger(conn).record(SUPERSESSION, c.earlier, c.later, verdict, actor,
+                                               {"earlier": c.evidence["earlier"], "later": c.evidence["later"]})
+    finally:
+        conn.close()
+    refresh_projections(vault)
+    return decision
+
+
+def resolution_state(vault: Path) -> ResolutionState:
+    conn = open_ledger(vault)
+    try:
+        return resolve_state(DecisionLedger(conn).all())
+    finally:
+        conn.close()
+
+
+def run_analysis(vault: Path, changed_docs: set[str] | None = None) -> AnalysisReport:
+    """The analysis pass with the judge the vault's config asks for."""
+    config = load_config(vault)
+    judge = LLMJudge(config.resolution.endpoint) if config.resolution.judge == "llm" else None
+    return analyse_vault(vault, changed_docs=changed_docs, judge=judge)

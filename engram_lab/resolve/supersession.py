@@ -1,0 +1,167 @@
+"""Supersession candidates between dated decisions that concern the same subject.
+
+Not temporal reasoning: a later decision about the same (resolved) subject is
+only a *candidate* for replacing an earlier one. Each earlier decision is paired
+with the nearest later decision sharing a subject; the pair is ``pending`` until
+a person accepts or rejects it (verdicts in the ledger, keyed by the decisions'
+note, words and date, so they survive re-extraction). Candidates are recomputed
+from the current statements on every analysis pass: when the later decision
+disappears from its note, so does the candidate, and the earlier one is current.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from engram_lab.graph import vocabulary as v
+from engram_lab.resolve import names as nm
+from engram_lab.resolve.overlay import ResolutionState
+from engram_lab.state.decisions import Decision
+
+SUPERSESSION = "supersession"
+_VALUE_KINDS = ("time", "quantity")  # a shared date or number is no shared subject
+_WIKILINK = re.compile(r"\[\[([^\]|#]+)")
+# Words that say a decision changes something, not what it is about.
+_CUES = frozenset(w[:5] for w in (
+    "decision decided decide agreed resolved replace replaces replaced supersede supersedes superseded instead switch "
+    "return keep drop adopt change changes changed apply "
+).split())
+_STOP = frozenset("with from that this these those which will into onto their there than then also only each every "
+                  "after before during until".split())
+
+
+@dataclass(frozen=True)
+class DatedDecision:
+    key: str  # decision_key: note + words + date
+    statement: str  # the statement IRI in the assertion graph
+    doc_id: str
+    text: str
+    date: dt.date
+    cell_id: str | None
+    span: tuple[int, int] | None
+    subjects: frozenset[str]  # canonical entity IRIs (after resolution), linked notes left out
+    subject_forms: frozenset[str]  # their names in loose form, for 'CT-200' ~ 'Halden CT-200'
+    linked_docs: frozenset[str]  # notes the decision links to ([[...]])
+    words: frozenset[str]  # content words (first five letters), change cues left out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "statement": self.statement, "doc_id": self.doc_id, "text": self.text,
+                "date": self.date.isoformat(), "cell_id": self.cell_id, "span": list(self.span) if self.span else None}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    earlier: DatedDecision
+    later: DatedDecision
+    shared: tuple[str, ...]
+    score: float = 0.0
+    status: str = "pending"  # pending | accepted | rejected
+    verdict_id: str | None = None
+
+    @property
+    def iri(self) -> str:
+        return v.supersession_iri(self.earlier.key, self.later.key)
+
+    def evidence(self) -> dict[str, Any]:
+        return {"earlier": self.earlier.to_json(), "later": self.later.to_json(), "shared_subjects": list(self.shared),
+                "links_to_earlier_note": self.earlier.doc_id in self.later.linked_docs,
+                "shared_words": sorted(self.earlier.words & self.later.words), "score": self.score,
+                "days_between": (self.later.date - self.earlier.date).days}
+
+
+def _content_words(text: str) -> frozenset[str]:
+    plain = _WIKILINK.sub(" ", text)
+    return frozenset(w[:5] for w in nm.tokens(plain) if len(w) >= 4 and w.isalpha() and w not in _STOP and w[:5] not in _CUES)
+
+
+def dated_decisions(statements: pl.DataFrame, state: ResolutionState, names: dict[str, str],
+                    note_by_title: dict[str, str]) -> list[DatedDecision]:
+    """Decision statements with a date; subjects mapped to resolved entities, links to the notes they name."""
+    rows = statements.filter((pl.col("kind") == "decision") & pl.col("date").is_not_null())
+    out = []
+    for r in rows.iter_rows(named=True):
+        span = (r["start"], r["end"]) if r["start"] is not None else None
+        targets = [nm.loose(t) for t in _WIKILINK.findall(r["text"])]
+        linked = frozenset(doc for t in targets if (doc := note_by_title.get(t)) is not None)
+        subjects = {
+            iri: names.get(iri, "") for iri in (r["about"] or [])
+            if not _is_value(iri) and not any(nm.loose(names.get(iri, "")) in t for t in targets)
+        }
+        out.append(DatedDecision(
+            key=v.decision_key(r["doc_id"], r["text"], r["date"].isoformat()),
+            statement=v.statement_iri(r["doc_id"], "decision", r["text"], str(r["date"]), span, r["cell_id"]),
+            doc_id=r["doc_id"], text=r["text"], date=r["date"], cell_id=r["cell_id"], span=span,
+            subjects=frozenset(state.canonical(iri) for iri in subjects),
+            subject_forms=frozenset(nm.loose(n) for n in subjects.values() if n),
+            linked_docs=linked, words=_content_words(r["text"]),
+        ))
+    return out
+
+
+def _is_value(iri: str) -> bool:
+    rest = iri.removeprefix(v.ENTITY_PREFIX)
+    return rest.split(":", 1)[0] in _VALUE_KINDS
+
+
+def _forms_match(a: str, b: str) -> bool:
+    """Same name, one a word-suffix of the other, or the same last two words ('halden ct 200' ~ 'ct 200')."""
+    wa, wb = a.split(), b.split()
+    if not wa or not wb:
+        return False
+    short, long_ = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    return long_[-len(short):] == short or (len(short) >= 2 and short[-2:] == long_[-2:])
+
+
+def shared_subjects(earlier: DatedDecision, later: DatedDecision) -> tuple[str, ...]:
+    same = earlier.subjects & later.subjects
+    similar = {f"{x} ~ {y}" for x in earlier.subject_forms for y in later.subject_forms if x != y and _forms_match(x, y)}
+    return tuple(sorted(same | similar))
+
+
+def find_candidates(decisions: list[DatedDecision], verdicts: list[Decision]) -> list[Candidate]:
+    """Each dated decision paired with the later decision that best fits as its replacement, if any.
+
+    A later decision qualifies when it shares a (resolved) subject with the earlier one, or links to the
+    earlier one's note and shares at least two content words. Among those the best score wins: shared subjects count
+    2 each, a link to the earlier note 2, each shared content word 1; ties go to the nearest date.
+    """
+    in_force = _verdicts_in_force(verdicts)
+    out: list[Candidate] = []
+    for earlier in decisions:
+        best: tuple[float, dt.date, Candidate] | None = None
+        for later in decisions:
+            if later.date <= earlier.date:
+                continue
+            shared = shared_subjects(earlier, later)
+            linked = earlier.doc_id in later.linked_docs
+            words = earlier.words & later.words
+            if not shared and not (linked and len(words) >= 2):
+                continue
+            score = 2.0 * len(shared) + 2.0 * linked + len(words)
+            verdict = in_force.get((earlier.key, later.key))
+            status = "pending" if verdict is None else ("accepted" if verdict.verdict == "accept" else "rejected")
+            candidate = Candidate(earlier, later, shared, score, status, verdict.decision_id if verdict else None)
+            if best is None or (score, -later.date.toordinal()) > (best[0], -best[1].toordinal()):
+                best = (score, later.date, candidate)
+        if best is not None:
+            out.append(best[2])
+    return sorted(out, key=lambda c: (c.earlier.date, c.earlier.key, c.later.key))
+
+
+def _verdicts_in_force(verdicts: list[Decision]) -> dict[tuple[str, str], Decision]:
+    """The latest active verdict per (earlier, later); a user's outranks a machine's."""
+    best: dict[tuple[str, str], Decision] = {}
+    for d in verdicts:
+        if d.kind != SUPERSESSION or not d.active:
+            continue
+        key = (d.subject, d.object)
+        current = best.get(key)
+        if current is None or ((d.actor == "user") > (current.actor == "user")) or (
+                (d.actor == "user") == (current.actor == "user") and d.made_at >= current.made_at):
+            best[key] = d
+    return best

@@ -1,0 +1,86 @@
+"""Review queues in the ledger: resolution pairs waiting for a person, and supersession candidates.
+
+Both are derived (an analysis pass rewrites them) but live in the ledger so the
+CLI, magics, panels and the server read them without opening the graph store.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from engram_lab.state.documents import now_iso
+
+
+@dataclass(frozen=True)
+class QueuedPair:
+    a: str
+    b: str
+    score: float
+    rule: str
+    evidence: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredCandidate:
+    earlier: str
+    later: str
+    earlier_doc: str
+    later_doc: str
+    later_date: str
+    evidence: dict[str, Any]
+
+
+class ReviewQueue:
+    """Callers hold the transaction (``with transaction(conn):``) around the writes."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def pairs(self, limit: int | None = None) -> list[QueuedPair]:
+        sql = "SELECT * FROM resolution_queue ORDER BY score DESC, a, b" + (f" LIMIT {int(limit)}" if limit else "")
+        return [QueuedPair(r["a"], r["b"], r["score"], r["rule"], json.loads(r["evidence"])) for r in self.conn.execute(sql)]
+
+    def put(self, a: str, b: str, score: float, rule: str, evidence: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT INTO resolution_queue VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(a, b) DO UPDATE SET "
+            "score = excluded.score, rule = excluded.rule, evidence = excluded.evidence, updated_at = excluded.updated_at",
+            (a, b, score, rule, json.dumps(evidence, sort_keys=True), now_iso()),
+        )
+
+    def remove(self, a: str, b: str) -> None:
+        self.conn.execute("DELETE FROM resolution_queue WHERE (a = ? AND b = ?) OR (a = ? AND b = ?)", (a, b, b, a))
+
+    def remove_touching(self, iris: set[str]) -> None:
+        """Drop queued pairs with an entity in ``iris`` (they are about to be re-scored, or are gone)."""
+        rows = self.conn.execute("SELECT a, b FROM resolution_queue").fetchall()
+        for r in rows:
+            if r["a"] in iris or r["b"] in iris:
+                self.remove(r["a"], r["b"])
+
+    def keep_only(self, iris: set[str]) -> None:
+        """Drop queued pairs whose entities no longer exist in the vault."""
+        rows = self.conn.execute("SELECT a, b FROM resolution_queue").fetchall()
+        for r in rows:
+            if r["a"] not in iris or r["b"] not in iris:
+                self.remove(r["a"], r["b"])
+
+    def candidates(self) -> list[StoredCandidate]:
+        rows = self.conn.execute("SELECT * FROM supersession_candidates ORDER BY later_date, earlier, later")
+        return [StoredCandidate(r["earlier"], r["later"], r["earlier_doc"], r["later_doc"], r["later_date"], json.loads(r["evidence"]))
+                for r in rows]
+
+    def replace_candidates(self, rows: list[StoredCandidate]) -> bool:
+        """Replace every supersession candidate; True when anything changed."""
+        before = {(c.earlier, c.later, json.dumps(c.evidence, sort_keys=True)) for c in self.candidates()}
+        after = {(c.earlier, c.later, json.dumps(c.evidence, sort_keys=True)) for c in rows}
+        if before == after:
+            return False
+        self.conn.execute("DELETE FROM supersession_candidates")
+        self.conn.executemany(
+            "INSERT INTO supersession_candidates VALUES (?, ?, ?, ?, ?, ?)",
+            [(c.earlier, c.later, c.earlier_doc, c.later_doc, c.later_date, json.dumps(c.evidence, sort_keys=True)) for c in rows],
+        )
+        return True
