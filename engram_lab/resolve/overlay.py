@@ -104,7 +104,7 @@ def resolve_state(decisions: Iterable[Decision]) -> ResolutionState:
         return x
 
     state = ResolutionState(judgments)
-    sames = sorted((d for d in judgments.values() if d.verdict == "same"), key=lambda d: (actor_rank(d.actor), d.made_at, d.decision_id))
+    sames = sorted((d for d in judgments.values() if d.verdict == "same"), key=lambda d: (actor_rank(d.actor), d.made_at))  # stable: ledger order breaks ties
     for d in sames:
         ra, rb = find(d.subject), find(d.object)
         if ra == rb:

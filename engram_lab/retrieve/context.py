@@ -62,7 +62,7 @@ def _fact_line(data: RetrievalData, fact: int, paths: dict[str, str]) -> Evidenc
 
 
 def assemble(data: RetrievalData, results: list[SearchResult], entity_scores: np.ndarray, seed_entities: list[int],
-             budget_chars: int = 6000, superseded: dict[str, str] | None = None) -> str:
+             budget_chars: int = 6000) -> str:
     paths = dict(zip(data.documents["doc_id"].to_list(), data.documents["path"].to_list()))
     top_entities = [int(i) for i in np.argsort(-entity_scores)[:5] if entity_scores[i] > 0] if entity_scores.size else []
     bridges = bridge_entities(data.entity_neighbours, seed_entities[:5])
@@ -87,8 +87,7 @@ def assemble(data: RetrievalData, results: list[SearchResult], entity_scores: np
     if relation_lines:
         blocks.append("Relations:\n" + "\n".join(relation_lines))
     for result in results:
-        label = (superseded or {}).get(result.doc_id)
-        head = f"[{result.rank}] {result.provenance()}" + (f" (superseded by {label})" if label else "")
+        head = f"[{result.rank}] {result.provenance()}"
         block = f"{head}\n{result.text.strip()}"
         if blocks and used + len(block) > budget_chars:
             break

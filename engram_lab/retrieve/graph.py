@@ -12,20 +12,30 @@ from engram_lab.retrieve.settings import EdgeWeights
 ENTITY_EDGE_TYPES = ("relation", "hierarchy", "synonym")
 
 
-def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: float, types: tuple[str, ...] | None = None) -> sp.csr_matrix:
-    """Symmetric weighted adjacency over passage nodes (first) and entity nodes (after them)."""
+def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: float, types: tuple[str, ...] | None = None,
+              judged: pl.DataFrame | None = None, blocked: set[tuple[int, int]] | None = None) -> sp.csr_matrix:
+    """Symmetric weighted adjacency over passage nodes (first) and entity nodes (after them).
+
+    ``judged``: edges from resolution judgments (same/broader/narrower/related), added to their type;
+    ``blocked``: entity pairs judged distinct, dropped from the embedding synonyms.
+    """
     n = data.n_passages + data.n_entities
     per_type = {"relation": weights.relation, "hierarchy": weights.hierarchy, "mention": weights.mention, "link": weights.link}
     rows, cols, vals = [], [], []
+    edges = data.edges if judged is None or judged.is_empty() else pl.concat([data.edges, judged], how="vertical")
+    per_type["synonym"] = weights.synonym
     for edge_type, weight in per_type.items():
         if types is not None and edge_type not in types:
             continue
-        part = data.edges.filter(pl.col("type") == edge_type)
+        part = edges.filter(pl.col("type") == edge_type)
         rows.append(part["src"].to_numpy())
         cols.append(part["dst"].to_numpy())
         vals.append(part["weight"].to_numpy() * weight)
     if types is None or "synonym" in types:
         synonyms = data.synonym_pairs.filter(pl.col("cosine") >= synonym_threshold)
+        if blocked:
+            keep = [(a, b) not in blocked for a, b in zip(synonyms["a"].to_list(), synonyms["b"].to_list())]
+            synonyms = synonyms.filter(pl.Series(keep, dtype=pl.Boolean))
         rows.append(synonyms["a"].to_numpy() + data.n_passages)
         cols.append(synonyms["b"].to_numpy() + data.n_passages)
         vals.append(synonyms["cosine"].to_numpy() * weights.synonym)

@@ -18,6 +18,7 @@ class SearchResult:
     heading_path: tuple[str, ...]
     text: str
     status: str
+    superseded: str | None = None  # "superseded by <note> (<date>)" when a later decision replaces one in here
 
     @property
     def doc(self) -> str:
@@ -31,13 +32,14 @@ class SearchResult:
             "score": round(self.score, 6),
             "span": list(self.span) if self.span else None,
             "heading": self.heading,
-        }
+        } | ({"superseded": self.superseded} if self.superseded else {})
 
     def provenance(self) -> str:
         where = " > ".join(self.heading_path) or "(before the first heading)"
         span = f"chars {self.span[0]}-{self.span[1]}" if self.span else "span unknown"
         review = " [pending review]" if self.status == "pending-review" else ""
-        return f"{self.doc} | {where} | {span}{review}"
+        replaced = f" [{self.superseded}]" if self.superseded else ""
+        return f"{self.doc} | {where} | {span}{review}{replaced}"
 
 
 def snippet(text: str, limit: int = 240) -> str:

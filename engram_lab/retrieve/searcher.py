@@ -24,6 +24,7 @@ from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, RetrievalData, loa
 from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.lexical import LexicalMatcher
+from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges, overlay_generation
 from engram_lab.retrieve.ppr import transition_matrix
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.keyword_search import KeywordSearcher
@@ -60,6 +61,7 @@ class Searcher:
         self._transitions: dict[tuple[object, ...], object] = {}
         self._keyword_searcher: KeywordSearcher | None = None
         self._anchor: tuple[RetrievalData, np.ndarray] | None = None
+        self._overlay: OverlaySnapshot | None = None
 
     # -- loading -------------------------------------------------------------
     def embedder(self) -> Embedder:
@@ -98,10 +100,19 @@ class Searcher:
             self._keyword, self._keyword_folder = KeywordIndex.load(folder), folder
         return self._keyword
 
-    def _transition(self, data: RetrievalData, settings: RetrievalSettings, types: tuple[str, ...] | None = None):  # type: ignore[no-untyped-def]
-        key = (id(data), settings.edges, settings.synonym_threshold, types)
+    def _current_overlay(self) -> OverlaySnapshot:
+        """Judgments and supersessions, reloaded only when the ledger's overlay generation moved."""
+        if self._overlay is None or overlay_generation(self.vault) != self._overlay.generation:
+            self._overlay = load_overlay(self.vault)
+        return self._overlay
+
+    def _transition(self, data: RetrievalData, settings: RetrievalSettings, types: tuple[str, ...] | None = None,  # type: ignore[no-untyped-def]
+                    overlay: OverlaySnapshot | None = None):
+        key = (id(data), settings.edges, settings.synonym_threshold, types, overlay.generation if overlay else None)
         if key not in self._transitions:
-            self._transitions[key] = transition_matrix(adjacency(data, settings.edges, settings.synonym_threshold, types))
+            judged = overlay_edges(data, overlay) if overlay else None
+            blocked = blocked_synonyms(data, overlay) if overlay else None
+            self._transitions[key] = transition_matrix(adjacency(data, settings.edges, settings.synonym_threshold, types, judged, blocked))
         return self._transitions[key]
 
     # -- searching -----------------------------------------------------------
@@ -119,13 +130,13 @@ class Searcher:
             # keyword mode, or auto before any full search has built the graph: BM25 over the ledger's sections
             if self._keyword_searcher is None:
                 self._keyword_searcher = KeywordSearcher(self.vault)
-            results = self._keyword_searcher.search(query, k)
+            results = label_superseded(self._keyword_searcher.search(query, k), self._current_overlay())
             context = assemble_context(results)
             if mode == "auto":
                 context = f"[{AUTO_HEADER}]\n\n{context}"
             return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started)
         ranking = self._rank(data, query, mode, chosen)
-        results = self._results(data, ranking, k)
+        results = label_superseded(self._results(data, ranking, k), self._current_overlay())
         seeds = sorted(_seed_entities(data, ranking), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
         context = assemble(data, results, ranking.entity_scores, seeds)
         if mode == "auto":
@@ -157,7 +168,7 @@ class Searcher:
         fact_cos = data.fact_vectors @ q if q is not None and data.fact_vectors.size else None
         if mode == "dense":
             return _dense_only(data, section_cos)
-        transition = self._transition(data, settings) if settings.use_ppr else None
+        transition = self._transition(data, settings, overlay=self._current_overlay()) if settings.use_ppr else None
         return rank(data, settings, transition, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,
                     entity_cos=entity_cos, fact_cos=fact_cos)
 

@@ -105,7 +105,7 @@ class DecisionLedger:
         return _decision(row) if row is not None else None
 
     def all(self, include_retracted: bool = True) -> list[Decision]:
-        rows = self.conn.execute("SELECT * FROM decisions ORDER BY made_at, decision_id")
+        rows = self.conn.execute("SELECT * FROM decisions ORDER BY made_at, rowid")
         decisions = [_decision(r) for r in rows]
         return decisions if include_retracted else [d for d in decisions if d.active]
 

@@ -1,0 +1,144 @@
+"""What retrieval takes from the resolution overlay and supersession analysis.
+
+Read from the ledger (never the graph store) and cached by the ledger's overlay
+generation, so a judgment made in a panel reaches the next search without an
+index rebuild. Merged entities gain synonym edges; broader/narrower judgments
+hierarchy edges; ``related`` a half-weight relation edge; a ``distinct``
+removes any embedding-synonym edge between the two clusters. A decision that a
+later one replaces is labelled, and an accepted replacement ranks above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import polars as pl
+
+from engram_lab.index.retrieval_index import RetrievalData
+from engram_lab.resolve.overlay import resolve_state
+from engram_lab.retrieve.results import SearchResult
+from engram_lab.state.db import OVERLAY_GENERATION, open_ledger, read_counter
+from engram_lab.state.decisions import DecisionLedger
+from engram_lab.state.review import ReviewQueue, StoredCandidate
+
+RELATED_WEIGHT = 0.5
+_EDGE_TYPE = {"same": ("synonym", 1.0), "broader": ("hierarchy", 1.0), "narrower": ("hierarchy", 1.0),
+              "related": ("relation", RELATED_WEIGHT)}
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """An earlier decision inside a note, and what may replace it."""
+
+    doc_id: str
+    cell_id: str | None
+    span: tuple[int, int] | None
+    later_doc: str
+    later_date: str
+    accepted: bool
+    later_cell: str | None = None
+    later_span: tuple[int, int] | None = None
+
+
+@dataclass
+class OverlaySnapshot:
+    generation: int
+    edges: list[tuple[str, str, str]] = field(default_factory=list)  # (a, b, verdict) in force
+    apart: list[tuple[set[str], set[str]]] = field(default_factory=list)  # clusters judged distinct
+    superseded: list[Superseded] = field(default_factory=list)
+    paths: dict[str, str] = field(default_factory=dict)  # doc_id -> vault-relative path, for labels
+
+
+def overlay_generation(vault: Path) -> int:
+    conn = open_ledger(vault)
+    try:
+        return read_counter(conn, OVERLAY_GENERATION)
+    finally:
+        conn.close()
+
+
+def load_overlay(vault: Path) -> OverlaySnapshot:
+    conn = open_ledger(vault)
+    try:
+        generation = read_counter(conn, OVERLAY_GENERATION)
+        state = resolve_state(DecisionLedger(conn).all())
+        candidates = ReviewQueue(conn).candidates()
+        paths = {r["doc_id"]: r["path"] for r in conn.execute("SELECT doc_id, path FROM documents")}
+    finally:
+        conn.close()
+    members = state.members()
+
+    def cluster(iri: str) -> set[str]:
+        return set(members.get(state.canonical(iri), [iri]))
+
+    apart = [(cluster(a), cluster(b)) for a, b in state.distinct_pairs()]
+    superseded = [_superseded(c) for c in candidates if c.evidence.get("status") != "rejected"]
+    return OverlaySnapshot(generation, state.edges(), apart, superseded, paths)
+
+
+def _superseded(c: StoredCandidate) -> Superseded:
+    earlier, later = c.evidence["earlier"], c.evidence["later"]
+    return Superseded(c.earlier_doc, earlier.get("cell_id"), _span(earlier), c.later_doc, c.later_date,
+                      c.evidence.get("status") == "accepted", later.get("cell_id"), _span(later))
+
+
+def _span(part: dict[str, object]) -> tuple[int, int] | None:
+    span = part.get("span")
+    return (int(span[0]), int(span[1])) if isinstance(span, list) and len(span) == 2 else None
+
+
+def overlay_edges(data: RetrievalData, snapshot: OverlaySnapshot) -> pl.DataFrame:
+    """Judgment edges between entity nodes present in this index (src, dst, type, weight)."""
+    index = {iri: i for i, iri in enumerate(data.entities["entity_iri"].to_list())}
+    rows = []
+    for a, b, verdict in snapshot.edges:
+        if a in index and b in index and verdict in _EDGE_TYPE:
+            edge_type, weight = _EDGE_TYPE[verdict]
+            rows.append((data.entity_node(index[a]), data.entity_node(index[b]), edge_type, weight))
+    return pl.DataFrame(rows, schema={"src": pl.Int64, "dst": pl.Int64, "type": pl.String, "weight": pl.Float64}, orient="row")
+
+
+def blocked_synonyms(data: RetrievalData, snapshot: OverlaySnapshot) -> set[tuple[int, int]]:
+    """Entity-index pairs (a < b) that a ``distinct`` keeps from being embedding synonyms."""
+    index = {iri: i for i, iri in enumerate(data.entities["entity_iri"].to_list())}
+    out: set[tuple[int, int]] = set()
+    for left, right in snapshot.apart:
+        for x in left:
+            for y in right:
+                if x in index and y in index:
+                    a, b = index[x], index[y]
+                    out.add((a, b) if a < b else (b, a))
+    return out
+
+
+def _contains(result: SearchResult, doc_id: str, cell_id: str | None, span: tuple[int, int] | None) -> bool:
+    if result.doc_id != doc_id or result.cell_id != cell_id:
+        return False
+    if result.span is None or span is None:
+        return True
+    return result.span[0] <= span[0] and span[1] <= result.span[1]
+
+
+def label_superseded(results: list[SearchResult], snapshot: OverlaySnapshot) -> list[SearchResult]:
+    """Label results holding a replaced decision; an accepted replacement found in the results moves above it."""
+    labelled: list[SearchResult] = []
+    demote: dict[int, Superseded] = {}  # result position -> the replacement that must come first
+    for position, result in enumerate(results):
+        hits = [s for s in snapshot.superseded if _contains(result, s.doc_id, s.cell_id, s.span)]
+        if not hits:
+            labelled.append(result)
+            continue
+        hit = max(hits, key=lambda s: (s.accepted, s.later_date))
+        where = f"{snapshot.paths.get(hit.later_doc, hit.later_doc)} ({hit.later_date})"
+        label = f"superseded by {where}" if hit.accepted else f"possibly superseded by {where}; unreviewed"
+        labelled.append(replace(result, superseded=label))
+        if hit.accepted:
+            demote[position] = hit
+    order = list(range(len(labelled)))
+    for position, hit in demote.items():
+        later_positions = [i for i, r in enumerate(labelled) if _contains(r, hit.later_doc, hit.later_cell, hit.later_span)]
+        if later_positions and order.index(later_positions[0]) > order.index(position):
+            order.remove(position)
+            order.insert(order.index(later_positions[0]) + 1, position)
+    return [replace(labelled[i], rank=rank) for rank, i in enumerate(order, start=1)]

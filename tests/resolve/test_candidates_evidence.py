@@ -1,0 +1,114 @@
+"""Blocking proposes the right pairs (never all pairs), and the policy scores them as documented."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from engram_lab.resolve import names as nm
+from engram_lab.resolve.candidates import TRIGRAM_MIN_COSINE, candidate_pairs, trigram_pairs
+from engram_lab.resolve.evidence import AUTO_SAME, REVIEW, Expansions, score_pair
+from tests.resolve.helpers import index_of, view_of
+
+
+def _pair(view, a, b):
+    x, y = index_of(view, *a), index_of(view, *b)
+    return (x, y) if x < y else (y, x)
+
+
+def _score(view, a, b):
+    x, y = _pair(view, a, b)
+    pairs = candidate_pairs(view)
+    assert (x, y) in pairs, f"{a} / {b} was never proposed"
+    return score_pair(view, x, y, pairs[(x, y)], Expansions(view))
+
+
+VAULT = [
+    ("d1", "World Health Organization", "Organization"), ("d2", "WHO", "Concept"),
+    ("d1", "Marta Hall", "Person"), ("d3", "M. Hall", "Person"), ("d4", "Peter Hall", "Person"),
+    ("d5", "Hall", "Concept"), ("d6", "AquaSense Ltd", "Organization"), ("d7", "AquaSense", "Concept"),
+    ("d8", "Northern Estuary Research Institute", "Organization"), ("d9", "Nothern Estuary Research Institute", "Organization"),
+    ("d1", "Jordan", "Person"), ("d2", "Jordan", "Place"), ("d3", "Phase 1", "Project"), ("d4", "Phase 2", "Project"),
+    ("d5", "the company", "Organization"),
+]
+
+
+def test_each_rule_fires_with_its_documented_outcome():
+    view = view_of(VAULT)
+    assert _score(view, ("WHO", "Concept"), ("World Health Organization", "Organization")).score >= AUTO_SAME
+    assert _score(view, ("AquaSense", "Concept"), ("AquaSense Ltd", "Organization")).rule == "loose-form"
+    typo = _score(view, ("Northern Estuary Research Institute", "Organization"), ("Nothern Estuary Research Institute", "Organization"))
+    assert typo.rule == "typo" and typo.verdict == "auto-same"
+
+
+def test_initials_with_two_possible_full_names_wait_for_review():
+    view = view_of(VAULT)  # M. Hall could be Marta Hall; Peter Hall has another initial
+    assert _score(view, ("M. Hall", "Person"), ("Marta Hall", "Person")).verdict == "auto-same"
+    crowded = view_of([*VAULT, ("d9", "Mike Hall", "Person")])
+    evidence = _score(crowded, ("M. Hall", "Person"), ("Marta Hall", "Person"))
+    assert evidence.ambiguous and evidence.verdict == "review"
+
+
+def test_people_sharing_a_surname_are_never_merged():
+    view = view_of(VAULT)
+    pairs = candidate_pairs(view)
+    marta_peter = _pair(view, ("Marta Hall", "Person"), ("Peter Hall", "Person"))
+    if marta_peter in pairs:
+        assert score_pair(view, *marta_peter, pairs[marta_peter], Expansions(view)).verdict != "auto-same"
+    surname = _score(view, ("Hall", "Concept"), ("Marta Hall", "Person"))
+    assert surname.rule == "surname" and surname.score < AUTO_SAME  # a surname alone never becomes an identity
+
+
+def test_vetoes_kinds_numbers_and_local_references():
+    view = view_of(VAULT)
+    homonym = _score(view, ("Jordan", "Person"), ("Jordan", "Place"))
+    assert homonym.score == 0.0 and not homonym.kinds_compatible and "veto" in homonym.reason
+    assert _score(view, ("Phase 1", "Project"), ("Phase 2", "Project")).score == 0.0
+    company = index_of(view, "the company", "Organization")
+    assert all(company not in pair for pair in candidate_pairs(view))
+
+
+def test_same_name_in_one_note_with_a_typo_is_two_things():
+    view = view_of([("d1", "Anderson Moor", "Place"), ("d1", "Andersen Moor", "Place")])
+    evidence = _score(view, ("Anderson Moor", "Place"), ("Andersen Moor", "Place"))
+    assert evidence.shared_docs == 1 and evidence.score < REVIEW
+
+
+def test_focus_limits_pairs_to_those_touching_it():
+    view = view_of(VAULT)
+    who = index_of(view, "WHO", "Concept")
+    focused = candidate_pairs(view, focus={who})
+    assert focused and all(who in pair for pair in focused)
+    assert set(focused) <= set(candidate_pairs(view))
+
+
+def _brute_force(names, threshold):
+    grams = [nm.char_ngrams(n) for n in names]
+    out = set()
+    for a, b in itertools.combinations(range(len(names)), 2):
+        if nm.is_local_reference(names[a]) or nm.is_local_reference(names[b]):
+            continue
+        cosine = len(grams[a] & grams[b]) / ((len(grams[a]) * len(grams[b])) ** 0.5)
+        if cosine >= threshold - 1e-6:
+            out.add((a, b))
+    return out
+
+
+def test_trigram_blocking_agrees_with_brute_force_when_nothing_is_pruned():
+    rng = random.Random(7)
+    words = ["".join(rng.choice("abcdefghij") for _ in range(rng.randint(4, 7))) for _ in range(12)]
+    names = sorted({" ".join(rng.sample(words, 2)) for _ in range(60)})
+    view = view_of([(f"d{i}", n, "Concept") for i, n in enumerate(names)])
+    ordered = view.names
+    found = set(trigram_pairs(view))
+    assert found == _brute_force(ordered, TRIGRAM_MIN_COSINE)
+
+
+def test_blocking_is_far_from_all_pairs():
+    rng = random.Random(3)
+    first = ["Ana", "Ben", "Carla", "Dmitri", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas"]
+    last = [f"{rng.choice('BCDFGHKLMNPRST')}{rng.choice('aeiou')}{rng.choice('lmnrst')}{rng.choice('aeiou')}{rng.choice('kmnrs')}" for _ in range(300)]
+    names = sorted({f"{f} {s}" for f in first for s in last})
+    view = view_of([(f"d{i}", n, "Person") for i, n in enumerate(names)])
+    total = view.size * (view.size - 1) // 2
+    assert len(candidate_pairs(view)) < total // 50

@@ -1,0 +1,57 @@
+"""Resolution judgments reach the retrieval graph without an index rebuild; a distinct cuts embedding synonyms."""
+
+from __future__ import annotations
+
+from engram_lab.engine import Engine
+from engram_lab.retrieve.graph import adjacency
+from engram_lab.retrieve.overlay import blocked_synonyms, load_overlay, overlay_edges
+from engram_lab.retrieve.searcher import Searcher
+from engram_lab.retrieve.settings import RetrievalSettings
+from tests.retrieve.test_searcher import NOTES, BagOfWordsEmbedder
+
+
+def _setup(vault, write, extra=None):
+    for name, text in {**NOTES, **(extra or {})}.items():
+        write(name, text)
+    engine = Engine(vault)
+    engine.index(progress=False)
+    searcher = Searcher(vault, embedder_factory=BagOfWordsEmbedder)
+    searcher.search("Ana Ruiz", k=3)  # builds and loads the retrieval index
+    return engine, searcher
+
+
+def _node(data, name):
+    return data.entity_node(data.entities["name"].to_list().index(name))
+
+
+def test_a_user_same_adds_a_synonym_edge_at_the_next_search(vault, write):
+    engine, searcher = _setup(vault, write)
+    data = searcher._data
+    ana, tom = _node(data, "Ana Ruiz"), _node(data, "Tom Hale")
+    settings = RetrievalSettings()
+    assert adjacency(data, settings.edges, settings.synonym_threshold)[ana, tom] == 0
+    engine.judge("Ana Ruiz", "Tom Hale", "same")
+    snapshot = load_overlay(vault)
+    edges = overlay_edges(data, snapshot)
+    assert edges.filter(edges["type"] == "synonym").height == 1
+    assert adjacency(data, settings.edges, settings.synonym_threshold, judged=edges)[ana, tom] > 0
+    generation = snapshot.generation
+    searcher.search("Ana Ruiz", k=3)
+    assert searcher._current_overlay().generation == generation  # picked up by the live searcher
+
+
+def test_distinct_removes_an_embedding_synonym(vault, write):
+    airport = {"airport.md": "# Porto Velho Airport\n\nPorto Velho Airport is an airport in Rondonia.\n"}
+    engine, searcher = _setup(vault, write, airport)  # 'Porto Velho' ~ 'Porto Velho Airport' for the test embedder
+    data = searcher._data
+    a, b = data.synonym_pairs.row(0)[:2] if data.synonym_pairs.height else (None, None)
+    assert a is not None, "the test double should give at least one synonym pair"
+    names = data.entities["name"].to_list()
+    engine.judge(data.entities["entity_iri"][a], data.entities["entity_iri"][b], "distinct")
+    blocked = blocked_synonyms(data, load_overlay(vault))
+    assert (a, b) in blocked
+    settings = RetrievalSettings()
+    open_matrix = adjacency(data, settings.edges, -1.0, ("synonym",))
+    cut = adjacency(data, settings.edges, -1.0, ("synonym",), blocked=blocked)
+    assert open_matrix[data.entity_node(a), data.entity_node(b)] > 0, names
+    assert cut[data.entity_node(a), data.entity_node(b)] == 0
