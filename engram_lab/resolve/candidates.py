@@ -67,6 +67,7 @@ def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, se
     initials: dict[str, list[int]] = defaultdict(list)
     surname_long: dict[str, list[int]] = defaultdict(list)
     single: dict[str, list[int]] = defaultdict(list)
+    one_edit: dict[str, list[int]] = defaultdict(list)
     for i, labels in enumerate(view.labels):
         if nm.is_local_reference(view.names[i]):
             continue
@@ -86,13 +87,31 @@ def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, se
                 surname_long[words[-1]].append(i)
             elif len(words) == 1 and len(words[0]) >= 3:
                 single[words[0]].append(i)
+            if label == labels[0]:  # the name itself; aliases are matched exactly above
+                for key in deletion_keys(form):
+                    one_edit[key].append(i)
     out: dict[Pair, set[str]] = defaultdict(set)
     _within_blocks(out, exact, "same-form", focus, None)
     _within_blocks(out, loose, "loose-form", focus, MAX_BLOCK)
     _across_blocks(out, acronym_short, acronym_long, "acronym", focus, MAX_BLOCK)
     _within_blocks(out, initials, "initials", focus, MAX_BLOCK)
     _across_blocks(out, single, surname_long, "surname", focus, MAX_BLOCK)
+    _within_blocks(out, one_edit, "one-edit", focus, MAX_BLOCK)
     return out
+
+
+def deletion_keys(form: str, min_length: int = 5) -> set[str]:
+    """The name with one letter deleted from one long word: two names one substitution, insertion or swap
+    apart share a key (the symmetric-deletion trick), so typos are found without comparing all pairs."""
+    words = form.split()
+    keys = set()
+    for w, word in enumerate(words):
+        if len(word) < min_length:
+            continue
+        for c in range(len(word)):
+            keys.add(" ".join([*words[:w], word[:c] + word[c + 1 :], *words[w + 1 :]]) + f"#{w}")
+        keys.add(" ".join(words) + f"#{w}")  # the unedited word: pairs with a one-letter insertion
+    return keys
 
 
 def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: float = TRIGRAM_MIN_COSINE) -> dict[Pair, float]:

@@ -56,12 +56,17 @@ class PairEvidence:
 
 
 class Expansions:
-    """How many different long names each short form (acronym, initials, surname) could stand for."""
+    """How many different long names each short form (acronym, initials, surname) could stand for.
+
+    Spellings the typo rule would merge automatically count as one name, so a misspelt
+    'Nothern Estuary Research Institute' does not make 'NERI' ambiguous.
+    """
 
     def __init__(self, view: EntityView) -> None:
         self.acronym: dict[str, set[str]] = {}
         self.initials: dict[str, set[str]] = {}
         self.surname: dict[str, set[str]] = {}
+        self._person = {nm.loose(n): k for n, k in zip(view.names, view.kinds)}
         for name in view.names:
             form = nm.loose(name)
             words = form.split()
@@ -72,14 +77,26 @@ class Expansions:
             if len(words) >= 2:
                 self.surname.setdefault(words[-1], set()).add(form)
 
+    def count(self, table: dict[str, set[str]], key: str) -> int:
+        forms = sorted(table.get(key, ()))
+        distinct: list[str] = []
+        for form in forms:
+            if not any(_typo_score(form, kept, nm.edit_distance(form, kept), self._person.get(form, ""))[0] >= AUTO_SAME
+                       for kept in distinct):
+                distinct.append(form)
+        return len(distinct)
 
-def _typo_score(form_a: str, form_b: str, edit: int) -> tuple[float, str]:
+
+def _typo_score(form_a: str, form_b: str, edit: int, kind: str = "") -> tuple[float, str]:
     words_a, words_b = form_a.split(), form_b.split()
     if len(words_a) != len(words_b):
         return 0.0, "different number of words"
-    differing = [(x, y) for x, y in zip(words_a, words_b) if x != y]
-    if edit == 1 and len(differing) == 1 and min(len(differing[0][0]), len(differing[0][1])) >= 5:
-        return 0.92, f"one-letter difference in a long word ({differing[0][0]} / {differing[0][1]})"
+    differing = [(w, x, y) for w, (x, y) in enumerate(zip(words_a, words_b)) if x != y]
+    if edit == 1 and len(differing) == 1 and min(len(differing[0][1]), len(differing[0][2])) >= 5:
+        w, x, y = differing[0]
+        if w == 0 and len(words_a) >= 2 and kind in ("Person", "Concept", ""):
+            return 0.7, f"given names one letter apart ({x} / {y}) are often two people"
+        return 0.92, f"one-letter difference in a long word ({x} / {y})"
     return 0.7, f"names {edit} edits apart"
 
 
@@ -114,15 +131,17 @@ def score_pair(view: EntityView, a: int, b: int, sources: set[str], expansions: 
     short, long_ = (name_a, name_b) if nm.as_acronym(name_a) else (name_b, name_a)
     acronym = nm.as_acronym(short)
     if acronym is not None and nm.acronym_of(long_) == acronym:
-        ambiguous = len(expansions.acronym.get(acronym, ())) > 1
+        ambiguous = expansions.count(expansions.acronym, acronym) > 1
+        if ambiguous:  # even written side by side, the acronym may stand for the other expansion
+            return result("acronym", 0.7, "acronym with more than one possible expansion in the vault", True)
         if shared_docs or context:
-            return result("acronym", 0.93, "acronym of the other name, used alongside it", ambiguous)
-        if ambiguous or len(acronym) < 3:
-            return result("acronym", 0.7, "acronym with more than one possible expansion" if ambiguous else "two-letter acronym", ambiguous)
+            return result("acronym", 0.93, "acronym of the other name, used alongside it")
+        if len(acronym) < 3:
+            return result("acronym", 0.7, "two-letter acronym")
         return result("acronym", 0.91, "acronym of the other name, and the only expansion in the vault")
     if nm.is_initialled(name_a) != nm.is_initialled(name_b) and nm.initials_key(name_a) == nm.initials_key(name_b) is not None:
         key = nm.initials_key(name_a) or ""
-        ambiguous = len(expansions.initials.get(key, ())) > 1
+        ambiguous = expansions.count(expansions.initials, key) > 1
         if ambiguous:
             return result("initials", 0.65, "initials fit more than one full name", True)
         return result("initials", 0.91, "initial and surname fit the only full name with them")
@@ -130,11 +149,12 @@ def score_pair(view: EntityView, a: int, b: int, sources: set[str], expansions: 
     long_kind = kind_b if len(words_a) == 1 else kind_a
     if (len(words_a) == 1) != (len(words_b) == 1) and words_a[-1] == words_b[-1] and long_kind == "Person":
         single = words_a[0] if len(words_a) == 1 else words_b[0]
-        ambiguous = len(expansions.surname.get(single, ())) > 1
+        ambiguous = expansions.count(expansions.surname, single) > 1
         return result("surname", 0.0 if ambiguous else 0.6,
                       "a surname alone stays local to its note" + ("; several full names share it" if ambiguous else ""), ambiguous)
     if edit <= 2 and min(len(form_a), len(form_b)) >= 5:
-        score, reason = _typo_score(form_a, form_b, edit)
+        person_like = "Person" if "Person" in (kind_a, kind_b) else kind_a if kind_a == kind_b else "Organization"
+        score, reason = _typo_score(form_a, form_b, edit, person_like)
         if shared_docs:
             return result("typo", min(score, 0.5), f"{reason}, but both are written in the same note, so probably two things")
         return result("typo", score, reason)

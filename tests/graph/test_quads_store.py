@@ -9,7 +9,7 @@ import pytest
 from pyoxigraph import Literal, NamedNode, Quad
 
 from engram_lab.errors import EngramError
-from engram_lab.extract.heuristic.extractor import HeuristicExtractor
+from engram_lab.extract.heuristic.extractor import VERSION, HeuristicExtractor
 from engram_lab.extract.segment import segment_document
 from engram_lab.graph import vocabulary as v
 from engram_lab.graph.quads import DocumentInfo, document_quads
@@ -41,7 +41,7 @@ def test_every_statement_has_provenance():
         assert objects(quads, node, v.PAV_AUTHORED_BY) == [Literal("Priya Raman")]
         (activity,) = objects(quads, node, v.PROV_WAS_GENERATED_BY)
         assert objects(quads, activity, v.EXTRACTOR) == [Literal("heuristic")]
-        assert objects(quads, activity, v.EXTRACTOR_VERSION) == [Literal("1")]
+        assert objects(quads, activity, v.EXTRACTOR_VERSION) == [Literal(VERSION)]
         start, end = objects(quads, node, v.SPAN_START), objects(quads, node, v.SPAN_END)
         label = objects(quads, node, v.LABEL)[0].value
         assert TEXT[int(start[0].value) : int(end[0].value)] == label

@@ -112,3 +112,31 @@ def test_blocking_is_far_from_all_pairs():
     view = view_of([(f"d{i}", n, "Person") for i, n in enumerate(names)])
     total = view.size * (view.size - 1) // 2
     assert len(candidate_pairs(view)) < total // 50
+
+
+def test_one_edit_blocking_finds_typos_trigrams_would_miss():
+    crowd = [(f"d{i}", f"Amara {last}", "Person") for i, last in enumerate(
+        ["Okafor", "Lindqvist", "Raman", "Novak", "Mensah", "Tanaka", "Costa", "Haddad", "Ferreira", "Silva"] * 3)]
+    view = view_of([*crowd, ("x1", "Amara Gallagher", "Person"), ("x2", "Amara Gallageer", "Person")])
+    evidence = _score(view, ("Amara Gallagher", "Person"), ("Amara Gallageer", "Person"))
+    assert "one-edit" in evidence.sources and evidence.verdict == "auto-same"
+
+
+def test_given_names_one_letter_apart_are_not_merged_automatically():
+    view = view_of([("d1", "Marta Ivanova", "Person"), ("d2", "Martha Ivanova", "Person")])
+    evidence = _score(view, ("Marta Ivanova", "Person"), ("Martha Ivanova", "Person"))
+    assert evidence.verdict == "review" and "given names" in evidence.reason
+
+
+def test_an_acronym_with_two_expansions_waits_even_when_written_alongside():
+    view = view_of([("d1", "National Ocean Agency", "Organization"), ("d1", "NOA", "Organization"),
+                    ("d2", "Nordic Ocean Agency", "Organization")])
+    evidence = _score(view, ("NOA", "Organization"), ("National Ocean Agency", "Organization"))
+    assert evidence.ambiguous and evidence.verdict == "review"
+
+
+def test_a_misspelt_expansion_does_not_make_an_acronym_ambiguous():
+    view = view_of([("d1", "Northern Estuary Research Institute", "Organization"), ("d2", "NERI", "Organization"),
+                    ("d3", "Nothern Estuary Research Institute", "Organization")])
+    evidence = _score(view, ("NERI", "Organization"), ("Northern Estuary Research Institute", "Organization"))
+    assert not evidence.ambiguous and evidence.verdict == "auto-same"

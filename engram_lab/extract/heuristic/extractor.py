@@ -31,7 +31,7 @@ from engram_lab.extract.segment import Piece, Segment
 from engram_lab.vault.model import DocumentModel, MarkdownModel, Span
 
 NAME = "heuristic"
-VERSION = "1"
+VERSION = "2"  # 2: initials ("M. Hall") stay one name
 LINKS_TO = "links to"
 IS_A = "is a"
 _ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")

@@ -80,7 +80,8 @@ def find_names(masked: str, sentence: Span) -> list[Candidate]:
         j = i + 1
         while j < len(tokens) and len(run) < 8:
             gap = text[tokens[j - 1][1] : tokens[j][0]]
-            if "\n" in gap or gap.strip() not in ("", "&") or any(a <= tokens[j][0] < b for a, b in taken):
+            initial = len(tokens[j - 1][2]) == 1 and tokens[j - 1][2].isupper() and gap.strip() == "."  # "M. Hall"
+            if "\n" in gap or (gap.strip() not in ("", "&") and not initial) or any(a <= tokens[j][0] < b for a, b in taken):
                 break
             w = tokens[j][2]
             if _capitalised(w):
