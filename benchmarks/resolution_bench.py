@@ -104,8 +104,10 @@ def _scale_frame(n: int, rng: random.Random) -> tuple[pl.DataFrame, pl.DataFrame
 
     firsts = [word(2) for _ in range(800)]
     lasts = [word(rng.randint(2, 4)) for _ in range(6000)]
-    rows = []
-    for i in range(n):
+    rows: dict[str, dict[str, object]] = {}
+    i = 0
+    while len(rows) < n:
+        i += 1
         r = rng.random()
         if r < 0.6:
             name, kind = f"{rng.choice(firsts)} {rng.choice(lasts)}", "Person"
@@ -116,9 +118,9 @@ def _scale_frame(n: int, rng: random.Random) -> tuple[pl.DataFrame, pl.DataFrame
         if rng.random() < 0.1 and len(name) > 6:
             k = rng.randrange(1, len(name) - 1)
             name = name[:k] + rng.choice("aeiou") + name[k + 1 :]
-        rows.append({"doc_id": f"{i // 10:05d}", "entity_iri": entity_iri(name, kind), "name": name, "kind": kind,
-                     "aliases": [], "mentions": 1})
-    entities = pl.DataFrame(rows).unique("entity_iri")
+        iri = entity_iri(name, kind)
+        rows.setdefault(iri, {"doc_id": f"{i // 10:05d}", "entity_iri": iri, "name": name, "kind": kind, "aliases": [], "mentions": 1})
+    entities = pl.DataFrame(list(rows.values()))
     relations = pl.DataFrame(schema={"doc_id": pl.String, "subject_iri": pl.String, "object_iri": pl.String})
     return entities, relations
 

@@ -1,0 +1,32 @@
+"""engram.toml: every section read, every mistake named with the file and the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram_lab.config import load_config
+from engram_lab.errors import VaultError
+
+
+def test_defaults_without_a_file(vault):
+    config = load_config(vault)
+    assert config.extractor.name == "heuristic" and config.resolution.judge == "none"
+
+
+def test_resolution_judge_reads_its_endpoint(vault, write):
+    write("engram.toml", '[resolution]\njudge = "llm"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\ntimeout_s = 5\n')
+    config = load_config(vault)
+    assert config.resolution.judge == "llm" and config.resolution.endpoint.model == "m" and config.resolution.endpoint.timeout_s == 5
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[resolution]\njudge = "maybe"\n', 'judge must be "none" or "llm"'),
+    ('[resolution]\njudge = "llm"\n', "needs base_url and model"),
+    ('[resolution]\njugde = "llm"\n', "unknown key(s) in [resolution]: jugde"),
+    ('[resolution\n', "not valid TOML"),
+])
+def test_mistakes_are_named(vault, write, text, message):
+    write("engram.toml", text)
+    with pytest.raises(VaultError, match="engram.toml") as info:
+        load_config(vault)
+    assert message in str(info.value)
