@@ -240,6 +240,28 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_learn(args: argparse.Namespace) -> int:
+    body = args.body.read_text(encoding="utf-8") if args.body and str(args.body) != "-" else sys.stdin.read()
+    engine = Engine(args.vault)
+    result = engine.learn(args.title, body, args.source, force=args.force)
+    for note in result.similar:
+        print(f"  similar: {note.path} ({note.title!r}): {note.reason}")
+    print(f"wrote {result.path} (status: pending-review; searchable now, in the graph once accepted: "
+          f"engram accept-learned {args.vault} {result.path})")
+    return 0
+
+
+def cmd_accept_learned(args: argparse.Namespace) -> int:
+    engine = Engine(args.vault)
+    if not args.path:
+        pending = engine.pending_learned()
+        print("\n".join(pending) if pending else "no learned notes waiting for review")
+        return 0
+    engine.accept_learned(args.path)
+    print(f"accepted {args.path}; its extraction is now in the graph")
+    return 0
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
     dest = copy_sample_vault(args.dest)
     print(f"sample vault copied to {dest}; next: engram index {dest}")
@@ -339,6 +361,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("candidate", help="the id `engram supersessions` shows")
     p.add_argument("verdict", choices=["accept", "reject"])
     p.set_defaults(func=cmd_verdict)
+
+    p = sub.add_parser("learn", help="write a learned note under learned/ (pending review), refusing near-duplicates")
+    p.add_argument("vault", type=Path)
+    p.add_argument("--title", required=True)
+    p.add_argument("--source", action="append", default=[], help="a vault note or URL it comes from (repeatable; at least one)")
+    p.add_argument("--body", type=Path, help="a file with the body (default: standard input)")
+    p.add_argument("--force", action="store_true", help="write even when a near-duplicate exists")
+    p.set_defaults(func=cmd_learn)
+
+    p = sub.add_parser("accept-learned", help="accept a learned note into the graph (no PATH: list those pending)")
+    p.add_argument("vault", type=Path)
+    p.add_argument("path", nargs="?")
+    p.set_defaults(func=cmd_accept_learned)
 
     p = sub.add_parser("sample-vault", help="copy the bundled sample vault to DEST")
     p.add_argument("dest", type=Path)

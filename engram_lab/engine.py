@@ -19,6 +19,7 @@ from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.indexer import IndexReport, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
+from engram_lab.learn import LearnResult, SimilarNote, accept_learned, learn, pending_learned, similar_notes
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.searcher import SearchOutcome, Searcher
 from engram_lab.retrieve.settings import ABLATIONS, MODES
@@ -99,6 +100,23 @@ class Engine:
         decision = retract_decision(self.vault, decision_id)
         self._searcher = None
         return decision
+
+    def learn(self, title: str, body: str, sources: list[str], *, force: bool = False) -> LearnResult:
+        """Write a learned note (pending review) and index it, so it is searchable at once."""
+        result = learn(self.vault, title, body, sources, force=force)
+        self.index(progress=False)
+        return result
+
+    def similar_notes(self, title: str, body: str) -> list[SimilarNote]:
+        return similar_notes(self.vault, title, body)
+
+    def pending_learned(self) -> list[str]:
+        return pending_learned(self.vault)
+
+    def accept_learned(self, path: str) -> IndexReport:
+        """A person accepts a learned note: its status flips and its extraction enters the graph."""
+        accept_learned(self.vault, path)
+        return self.index(progress=False)
 
     def supersessions(self) -> list[StoredCandidate]:
         return supersession_candidates(self.vault)

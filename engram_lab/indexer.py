@@ -28,6 +28,7 @@ from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.graph.vocabulary import document_iri
 from engram_lab.index.tables import TABLES_DIR, DocumentRows, TableStore, document_rows
 from engram_lab.state.db import engram_dir, open_ledger, transaction
+from engram_lab.state.lock import vault_write_lock
 from engram_lab.state.documents import ChangeKey, DocumentRow, DocumentStatus, DocumentTable, IndexedContent
 from engram_lab.vault import VaultFile, decode_note_text, document_sections, parse_document, read_note_bytes, scan_vault
 from engram_lab.vault.model import DocumentModel
@@ -114,12 +115,13 @@ class _Run:
 
     def execute(self, full: bool, only: set[str] | None = None) -> IndexReport:
         started = time.perf_counter()
-        try:
-            self._execute(full, only)
-        finally:
-            if self._store is not None:
-                self._store.close()
-            self.conn.close()
+        with vault_write_lock(self.vault):  # the store is closed before the lock is let go
+            try:
+                self._execute(full, only)
+            finally:
+                if self._store is not None:
+                    self._store.close()
+                self.conn.close()
         self.report.seconds = time.perf_counter() - started
         return self.report
 

@@ -30,6 +30,7 @@ from engram_lab.resolve import names as nm
 from engram_lab.resolve.supersession import Candidate, DatedDecision, dated_decisions, find_candidates
 from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, open_ledger, transaction
 from engram_lab.state.decisions import DecisionLedger
+from engram_lab.state.lock import vault_write_lock
 from engram_lab.state.review import ReviewQueue, StoredCandidate
 
 RETRIEVAL_INDEX = "retrieval"  # the published retrieval index supplies label-embedding neighbours
@@ -178,6 +179,11 @@ def _stored(c: Candidate) -> StoredCandidate:
 
 def write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate]) -> None:
     """Rebuild the overlay graph and every ``#analysis`` graph from the state just computed."""
+    with vault_write_lock(vault):
+        _write_projections(vault, state, candidates)
+
+
+def _write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate]) -> None:
     store = GraphStore(engram_dir(vault) / STORE_DIR)
     try:
         store.replace_graph(v.OVERLAY_GRAPH, overlay_quads(state))
