@@ -1,5 +1,14 @@
 """engram-lab: a Jupyter-native, document-grounded ontology memory over a Markdown vault."""
 
+from typing import Any
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "load_ipython_extension"]
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext engram_lab``: register the ``%engram`` magics (IPython is imported only here)."""
+    from engram_lab.jupyter import load_ipython_extension as load
+
+    load(ipython)

@@ -135,9 +135,13 @@ class Engine:
             raise EngramError(f"unknown search mode {mode!r}; available: {', '.join(MODES)}")
         if k < 1:
             raise EngramError(f"--k must be at least 1, got {k}")
+        return self.searcher.search(query, k=k, mode=mode)
+
+    @property
+    def searcher(self) -> Searcher:
         if self._searcher is None:
             self._searcher = Searcher(self.vault)
-        return self._searcher.search(query, k=k, mode=mode)
+        return self._searcher
 
     def search(self, query: str, *, k: int = 10, mode: str = "full") -> list[SearchResult]:
         return self.query(query, k=k, mode=mode).results

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tqdm import tqdm
+from tqdm.auto import tqdm  # a widget bar that updates in place in notebooks, text elsewhere
 
 from engram_lab.config import VaultConfig, load_config
 from engram_lab.errors import DocumentError

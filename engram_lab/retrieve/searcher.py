@@ -64,6 +64,15 @@ class Searcher:
         self._overlay: OverlaySnapshot | None = None
 
     # -- loading -------------------------------------------------------------
+    @property
+    def loaded_data(self) -> RetrievalData | None:
+        """The retrieval index the last search used (for explanations); None before any graph search."""
+        return self._data
+
+    def judged_edges(self):  # type: ignore[no-untyped-def]
+        """The judgment edges of the current overlay over the loaded index (for explanations)."""
+        return overlay_edges(self._data, self._current_overlay()) if self._data is not None else None
+
     def embedder(self) -> Embedder:
         if self._embedder is None:
             self._embedder = self.embedder_factory()

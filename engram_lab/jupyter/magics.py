@@ -1,0 +1,129 @@
+"""``%engram`` and ``%%engram``: a thin layer from parsed commands to the engine and the display objects.
+
+A usage error or a user mistake returns a short message object, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+
+from engram_lab.errors import EngramError
+from engram_lab.explain import activation_graph, entity_mentions, entity_summary, result_provenance
+from engram_lab.jupyter import display as d
+from engram_lab.jupyter.commands import UsageError, parse
+from engram_lab.jupyter.session import Session
+
+
+@magics_class
+class EngramMagics(Magics):
+    def __init__(self, shell: Any = None) -> None:
+        super().__init__(shell)
+        self.session = Session()
+
+    @line_cell_magic
+    def engram(self, line: str, cell: str | None = None) -> Any:
+        try:
+            args = parse(line)
+            return self.run(args, cell)
+        except UsageError as exc:
+            return d.message(str(exc), "warning")
+        except EngramError as exc:
+            return d.message(f"engram: {exc}", "error")
+
+    def run(self, args: argparse.Namespace, cell: str | None) -> Any:
+        handler = getattr(self, "do_" + args.command.replace("-", "_"))
+        return handler(args, cell)
+
+    # -- commands ------------------------------------------------------------
+    def do_open(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        engine = self.session.open(args.path)
+        return d.message(f"vault: {engine.vault}")
+
+    def do_index(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        return d.index_view(self.session.engine.index(full=args.full, progress=True))
+
+    def do_status(self, _args: argparse.Namespace, _cell: str | None) -> d.View:
+        return d.status_view(self.session.engine.status())
+
+    def _query(self, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+        return self.session.engine.query(" ".join(args.question), k=args.k, mode=args.mode)
+
+    def do_search(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        return d.search_view(self._query(args), self.session.engine.vault)
+
+    def do_context(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        return d.context_view(self._query(args))
+
+    def do_show(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        engine = self.session.engine
+        return d.entity_view(entity_summary(engine.vault, " ".join(args.entity)), engine.vault)
+
+    def do_sparql(self, args: argparse.Namespace, cell: str | None) -> Any:
+        query = cell if cell is not None and cell.strip() else " ".join(args.query)
+        if not query.strip():
+            raise UsageError("%%engram sparql takes the query in the cell body (or %engram sparql QUERY)")
+        return self.session.engine.sparql(query)
+
+    def do_learn(self, args: argparse.Namespace, cell: str | None) -> d.View:
+        body = cell if cell is not None else " ".join(args.text)
+        engine = self.session.engine
+        similar = engine.similar_notes(args.title, body)
+        result = engine.learn(args.title, body, args.source, force=args.force)
+        lines = [f"wrote {result.path}: pending review (searchable now; in the graph once accepted)"]
+        lines += [f"similar: {s.path} ({s.title}): {s.reason}" for s in similar]
+        return d.View("\n".join(lines), "<br>".join(d.escape(line) for line in lines))
+
+    def do_accept(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        self.session.engine.accept_learned(args.path)
+        return d.message(f"accepted {args.path}; its extraction is now in the graph")
+
+    def do_judge(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        decision = self.session.engine.judge(args.a, args.b, args.verdict)
+        return d.message(f"recorded {decision.decision_id}: {args.a} {args.verdict} {args.b}; undo: %engram retract {decision.decision_id}")
+
+    def do_retract(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        decision = self.session.engine.retract(args.decision_id)
+        return d.message(f"retracted {decision.decision_id} ({decision.kind} {decision.verdict} by {decision.actor})")
+
+    def do_review(self, _args: argparse.Namespace, _cell: str | None) -> Any:
+        import ipywidgets
+
+        from engram_lab.jupyter.widgets import LearnedReview, ResolutionReview, SupersessionReview
+
+        engine = self.session.engine
+        return ipywidgets.VBox([ResolutionReview(engine), SupersessionReview(engine), LearnedReview(engine)])
+
+    def do_provenance(self, args: argparse.Namespace, _cell: str | None) -> Any:
+        from engram_lab.jupyter.widgets import ProvenancePanel
+
+        outcome = self._query(args)
+        if not 1 <= args.rank <= len(outcome.results):
+            raise UsageError(f"--rank {args.rank}: the search returned {len(outcome.results)} results")
+        return ProvenancePanel(data=result_provenance(self.session.engine.vault, outcome.results[args.rank - 1]))
+
+    def _activation(self, args: argparse.Namespace, limit: int) -> tuple[str, dict[str, Any], Any]:
+        engine = self.session.engine
+        outcome = self._query(args)
+        data = engine.searcher.loaded_data
+        if outcome.ranking is None or data is None:
+            raise UsageError(f"mode {args.mode} spreads no activation; use --mode full")
+        graph = activation_graph(data, outcome.ranking, outcome.results, limit=limit, judged=engine.searcher.judged_edges())
+        return outcome.query, graph, data
+
+    def do_activation(self, args: argparse.Namespace, _cell: str | None) -> Any:
+        from engram_lab.jupyter.widgets import ActivationPanel
+
+        query, graph, data = self._activation(args, min(max(args.limit, 1), 500))
+        vault = self.session.engine.vault
+        return ActivationPanel(query, graph, lambda node: entity_mentions(vault, data, node - data.n_passages))
+
+    def do_export_graph(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        from engram_lab.jupyter.pyvis_export import to_pyvis
+
+        query, graph, _ = self._activation(args, 500)
+        out = to_pyvis(graph, Path(args.out), title=f"activation: {query}")
+        return d.message(f"wrote {out} ({graph['shown']} nodes; opens offline in any browser)")

@@ -1,0 +1,38 @@
+// Review queues: resolution pairs, supersession candidates, learned notes. Each button sends one
+// action to the kernel, which writes the ledger (or the note) and sends the refreshed queue back.
+function esc(text) {
+  const div = document.createElement("div");
+  div.textContent = text == null ? "" : String(text);
+  return div.innerHTML;
+}
+
+function evidence(item) {
+  const e = item.evidence || {};
+  return `<div class="muted">${esc(e.reason || "")} · surface ${esc(e.surface)} · cosine ${esc(e.cosine)} · shared notes ${esc(e.shared_docs)} · shared neighbours ${esc(e.shared_neighbours)} · score ${esc(item.score)}</div>`;
+}
+
+const BODIES = {
+  resolution: (item) => `<div><b>${esc(item.evidence.name_a)}</b> <span class="muted">(${esc(item.evidence.kind_a)})</span> ~ <b>${esc(item.evidence.name_b)}</b> <span class="muted">(${esc(item.evidence.kind_b)})</span></div>${evidence(item)}`,
+  supersession: (item) => `<div class="side"><div><div class="muted">earlier · ${esc(item.earlier.date)}</div>${esc(item.earlier.text)}</div><div><div class="muted">later · ${esc(item.later.date)}</div>${esc(item.later.text)}</div></div><div class="muted">status ${esc(item.status)} · shared: ${esc((item.shared_subjects || []).join(", "))} ${esc((item.shared_words || []).join(", "))}</div>`,
+  learned: (item) => `<div><b>${esc(item.path)}</b></div>`,
+};
+
+function render({ model, el }) {
+  const draw = () => {
+    const kind = model.get("kind");
+    const items = model.get("items") || [];
+    const actions = model.get("actions") || [];
+    const rows = items.map((item, i) => `<div class="row">${BODIES[kind](item)}<div>${actions.map((a) => `<button data-i="${i}" data-action="${a}">${a}</button>`).join("")}</div></div>`).join("");
+    el.innerHTML = `<div class="engram-panel"><h4>${esc(model.get("title"))} <span class="muted">${items.length} waiting</span></h4>
+      <div class="muted">${esc(model.get("status"))}</div>
+      <button class="undo" ${model.get("can_undo") ? "" : "disabled"}>undo</button>
+      ${rows || "<div class='muted'>nothing to review</div>"}</div>`;
+    el.querySelectorAll("button[data-action]").forEach((b) => b.addEventListener("click", () =>
+      model.send({ type: "act", action: b.dataset.action, index: Number(b.dataset.i) })));
+    el.querySelector("button.undo").addEventListener("click", () => model.send({ type: "undo" }));
+  };
+  ["change:items", "change:status", "change:can_undo"].forEach((e) => model.on(e, draw));
+  draw();
+}
+
+export default { render };

@@ -1,0 +1,168 @@
+"""anywidget panels: provenance, PPR activation, and the review queues. JS and CSS are files in this
+package (``static/``), loaded without any network. Each panel talks to the kernel by messages; every
+write goes through the engine (ledger first), then the panel's state is refreshed from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from engram_lab.engine import Engine
+from engram_lab.errors import EngramError
+from engram_lab.resolve.service import candidate_id
+
+STATIC = Path(__file__).parent / "static"
+
+
+class _Panel(anywidget.AnyWidget):
+    _css = STATIC / "panels.css"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.on_msg(self._on_message)
+
+    def _on_message(self, _widget: object, content: dict[str, Any], _buffers: object) -> None:
+        raise NotImplementedError
+
+
+class ProvenancePanel(_Panel):
+    """One result: note text with the span marked, named graph, triples, authorship, overlays."""
+
+    _esm = STATIC / "provenance.js"
+    data = traitlets.Dict().tag(sync=True)
+    opened = traitlets.List().tag(sync=True)  # paths the reader opened from here
+
+    def _on_message(self, _widget: object, content: dict[str, Any], _buffers: object) -> None:
+        if content.get("type") == "opened":
+            self.opened = [*self.opened, str(content.get("path"))]
+
+
+class ActivationPanel(_Panel):
+    """Seeds, activated nodes and typed edges of one query; a click on a node lists its mentions."""
+
+    _esm = STATIC / "activation.js"
+    query = traitlets.Unicode().tag(sync=True)
+    graph = traitlets.Dict().tag(sync=True)
+    selected = traitlets.Unicode().tag(sync=True)
+    mentions = traitlets.List().tag(sync=True)
+
+    def __init__(self, query: str, graph: dict[str, Any], mentions_of: Callable[[int], list[dict[str, Any]]], **kwargs: Any) -> None:
+        super().__init__(query=query, graph=graph, **kwargs)
+        self._mentions_of = mentions_of
+
+    def _on_message(self, _widget: object, content: dict[str, Any], _buffers: object) -> None:
+        if content.get("type") != "node":
+            return
+        node = next((n for n in self.graph.get("nodes", []) if n["id"] == content.get("id")), None)
+        if node is None:
+            return
+        self.selected = node["label"]
+        self.mentions = [{"path": node["path"], "start": None, "end": None, "surface": "(the passage itself)"}] \
+            if node["type"] == "passage" else self._mentions_of(int(node["id"]))
+
+    def to_pyvis(self, path: str | Path) -> Path:
+        from engram_lab.jupyter.pyvis_export import to_pyvis
+
+        return to_pyvis(self.graph, path, title=f"activation: {self.query}")
+
+
+class _Queue(_Panel):
+    """A review queue: items, the actions a person can take on each, and undo."""
+
+    _esm = STATIC / "review.js"
+    kind = traitlets.Unicode().tag(sync=True)
+    title = traitlets.Unicode().tag(sync=True)
+    items = traitlets.List().tag(sync=True)
+    actions = traitlets.List().tag(sync=True)
+    status = traitlets.Unicode().tag(sync=True)
+    can_undo = traitlets.Bool(False).tag(sync=True)
+
+    def __init__(self, engine: Engine, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.engine = engine
+        self._undo: list[Callable[[], str]] = []
+        self._skipped: set[str] = set()
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.items = [item for item in self.load() if self.key(item) not in self._skipped]
+        self.can_undo = bool(self._undo)
+
+    def _on_message(self, _widget: object, content: dict[str, Any], _buffers: object) -> None:
+        try:
+            if content.get("type") == "undo" and self._undo:
+                self.status = self._undo.pop()()
+            elif content.get("type") == "act":
+                item = self.items[int(content["index"])]
+                if content.get("action") == "skip":
+                    self._skipped.add(self.key(item))
+                    self.status = "skipped for this session"
+                else:
+                    self.status = self.act(str(content["action"]), item)
+        except (EngramError, IndexError, KeyError, ValueError) as exc:
+            self.status = f"error: {exc}"
+        self.refresh()
+
+    def load(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def key(self, item: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def act(self, action: str, item: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+
+class ResolutionReview(_Queue):
+    def __init__(self, engine: Engine, **kwargs: Any) -> None:
+        super().__init__(engine, kind="resolution", title="Entity pairs to review",
+                         actions=["same", "distinct", "broader", "narrower", "related", "skip"], **kwargs)
+
+    def load(self) -> list[dict[str, Any]]:
+        return [{"a": p.a, "b": p.b, "score": p.score, "rule": p.rule, "evidence": p.evidence} for p in self.engine.pending_pairs(100)]
+
+    def key(self, item: dict[str, Any]) -> str:
+        return f"{item['a']}|{item['b']}"
+
+    def act(self, action: str, item: dict[str, Any]) -> str:
+        decision = self.engine.judge(item["a"], item["b"], action)
+        names = f"{item['evidence'].get('name_a')} {action} {item['evidence'].get('name_b')}"
+        self._undo.append(lambda: f"retracted {self.engine.retract(decision.decision_id).decision_id} ({names})")
+        return f"recorded {decision.decision_id}: {names}"
+
+
+class SupersessionReview(_Queue):
+    def __init__(self, engine: Engine, **kwargs: Any) -> None:
+        super().__init__(engine, kind="supersession", title="Decisions a later one may replace",
+                         actions=["accept", "reject", "skip"], **kwargs)
+
+    def load(self) -> list[dict[str, Any]]:
+        return [{"id": candidate_id(c), **c.evidence} for c in self.engine.supersessions() if c.evidence.get("status") == "pending"]
+
+    def key(self, item: dict[str, Any]) -> str:
+        return str(item["id"])
+
+    def act(self, action: str, item: dict[str, Any]) -> str:
+        decision = self.engine.supersession_verdict(item["id"], action)
+        self._undo.append(lambda: f"retracted {self.engine.retract(decision.decision_id).decision_id} ({action})")
+        return f"recorded {decision.decision_id}: {action}"
+
+
+class LearnedReview(_Queue):
+    def __init__(self, engine: Engine, **kwargs: Any) -> None:
+        super().__init__(engine, kind="learned", title="Learned notes pending review", actions=["accept", "skip"], **kwargs)
+
+    def load(self) -> list[dict[str, Any]]:
+        return [{"path": path} for path in self.engine.pending_learned()]
+
+    def key(self, item: dict[str, Any]) -> str:
+        return str(item["path"])
+
+    def act(self, action: str, item: dict[str, Any]) -> str:
+        self.engine.accept_learned(item["path"])
+        return f"accepted {item['path']}: edit its status in the note to take it back"
