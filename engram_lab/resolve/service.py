@@ -34,6 +34,9 @@ def find_entity(view: EntityView, text: str) -> int:
     hits = [i for i, labels in enumerate(view.labels) if wanted in {normalise_label(x) for x in labels}]
     if not hits:
         raise EngramError(f"no entity named {text!r}; `engram sparql` or `engram resolve` show the names known")
+    by_name = [i for i in hits if normalise_label(view.names[i]) == wanted]
+    if len(by_name) == 1:
+        return by_name[0]  # a name beats another entity's alias
     if len(hits) > 1:
         options = ", ".join(f"{view.iris[i]} ({view.kinds[i]})" for i in hits)
         raise EngramError(f"{text!r} names {len(hits)} entities; give one IRI: {options}")
