@@ -15,7 +15,7 @@ import polars as pl
 
 from engram_lab.errors import EngramError
 from engram_lab.extract.openie import ImportedExtractor, match_passages, model_from_filename, read_openie
-from engram_lab.graph.store import STORE_DIR, GraphStore
+from engram_lab.graph.store import STORE_DIR, query_read_only
 from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.indexer import IndexReport, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
@@ -148,11 +148,7 @@ class Engine:
 
     def sparql(self, query: str) -> pl.DataFrame:
         """Run a SPARQL query over every graph (their union is the default graph); a Polars DataFrame back."""
-        store = GraphStore(engram_dir(self.vault) / STORE_DIR, read_only=True)
-        try:
-            return store.query(query)
-        finally:
-            store.close()
+        return query_read_only(engram_dir(self.vault) / STORE_DIR, query)
 
     def import_openie(self, path: Path, model: str | None = None) -> ImportReport:
         """Store HippoRAG OpenIE triples in the graphs of the notes holding their passages."""

@@ -29,6 +29,22 @@ def _term_text(term: object) -> str | None:
     return str(value) if value is not None else str(term)
 
 
+def query_read_only(path: Path, sparql: str, attempts: int = 20) -> pl.DataFrame:
+    """Run a query on a read-only view, reopening when a concurrent writer's compaction removed a file
+    under us (RocksDB reads table files lazily): readers never take the write lock."""
+    for attempt in range(attempts):
+        store = GraphStore(path, read_only=True)
+        try:
+            return store.query(sparql)
+        except RuntimeError:
+            if attempt == attempts - 1:
+                raise VaultError(f"{path}: the graph kept changing under the query; try again") from None
+            time.sleep(0.05)
+        finally:
+            store.close()
+    raise AssertionError("unreachable")
+
+
 class GraphStore:
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
@@ -43,10 +59,10 @@ class GraphStore:
                     path.mkdir(parents=True, exist_ok=True)
                     self._store = Store(str(path))
                 return
-            except OSError as exc:
+            except (OSError, RuntimeError) as exc:  # RuntimeError: a writer replaced files while we opened
                 if time.monotonic() > deadline:
                     raise VaultError(f"{path}: the graph store is busy or unreadable ({exc}); is another index run active?") from None
-                time.sleep(0.2)
+                time.sleep(0.05 if read_only else 0.2)
 
     def replace_graph(self, graph: str, quads: Iterable[Quad]) -> None:
         """Atomically make ``graph`` hold exactly ``quads`` (an empty list drops it)."""
