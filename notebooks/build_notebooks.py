@@ -38,6 +38,9 @@ NOTEBOOKS = {
         new_markdown_cell("## How activation spread\n\nSeeds (red rings), the nodes PageRank reached, edge types, and the winning passages (green)."),
         new_code_cell('%engram activation "Who leads the data work at the Northern Estuary Research Institute?" --limit 120'),
         new_code_cell("%engram show AquaSense"),
+        new_markdown_cell("## Review\n\nWhat the machine proposes (entity pairs, replaced decisions, learned notes) waits for a "
+                          "person. A click writes the judgment to the ledger; *undo* retracts it."),
+        new_code_cell("%engram review"),
     ],
     "02-provenance.ipynb": [
         new_markdown_cell("# Provenance: from an answer to its span, and back\n\nTrace an answer to the sentence it came "

@@ -18,7 +18,7 @@ from engram_lab.retrieve.settings import AUTO_HEADER
 from engram_lab.status import StatusReport
 
 CSS = ("<style>.engram-view{font-family:var(--jp-content-font-family,sans-serif);font-size:13px}"
-       ".engram-view table{border-collapse:collapse}.engram-view td,.engram-view th{padding:2px 8px;text-align:left;"
+       ".engram-view table{border-collapse:collapse}.engram-view table td,.engram-view table th{padding:2px 8px;text-align:left;"
        "vertical-align:top;border-bottom:1px solid #ddd}.engram-view .muted{color:#777}.engram-view .warn{color:#a40}"
        ".engram-view .error{color:#b00}</style>")
 

@@ -57,7 +57,7 @@ function render({ model, el }) {
       return `<circle data-id="${n.id}" cx="${pos[i].x}" cy="${pos[i].y}" r="${r}" fill="${fill}" stroke="${stroke}" stroke-width="${n.seed > 0 ? 2.5 : 0.8}"><title>${esc(n.label)} · activation ${n.activation.toExponential(2)}${n.seed > 0 ? " · seed " + n.seed.toFixed(3) : ""}</title></circle>`;
     }).join("");
     const labels = g.nodes.slice(0, 25).map((n, i) => `<text x="${pos[i].x + 6}" y="${pos[i].y - 6}" font-size="10">${esc(n.label).slice(0, 28)}</text>`).join("");
-    const mentions = (model.get("mentions") || []).map((m) => `<li>${esc(m.path)} <span class="muted">chars ${m.start}–${m.end}</span> ${esc(m.surface || "")}</li>`).join("");
+    const mentions = (model.get("mentions") || []).map((m) => `<li>${esc(m.path)} ${m.start == null ? "" : `<span class="muted">chars ${m.start}–${m.end}</span>`} ${esc(m.surface || "")}</li>`).join("");
     const selected = model.get("selected");
     el.innerHTML = `<div class="engram-panel">
       <h4>activation for "${esc(model.get("query"))}" <span class="muted">${g.shown} of ${g.total} active nodes shown${g.capped ? " (capped: only the most activated are drawn)" : ""}</span></h4>

@@ -1,0 +1,60 @@
+"""Notebook 01 in a real JupyterLab and chromium: results and panels render; a click on "distinct" writes the ledger."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram_lab.resolve.service import resolution_state
+
+pytestmark = pytest.mark.slow
+RUN_TIMEOUT_MS = 240_000
+
+
+def _shot(locator, path):
+    locator.scroll_into_view_if_needed()
+    locator.screenshot(path=str(path))
+
+
+def _run_all(page):
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{lab['url']}/lab/tree/01-quickstart.ipynb")
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-Toolbar-kernelStatus", timeout=60_000)
+    _run_all(page)
+
+    results = page.locator(".engram-view table").first
+    results.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
+    assert "sensor" in results.inner_text().lower()
+    _shot(results, artifacts / "01-search-results.png")
+
+    provenance = page.locator(".engram-panel pre.note mark").first
+    provenance.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
+    assert provenance.inner_text().strip()
+    _shot(page.locator(".engram-panel", has=page.locator("pre.note")).first, artifacts / "01-provenance-panel.png")
+
+    activation = page.locator(".engram-panel svg circle").first
+    activation.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
+    activation.scroll_into_view_if_needed()
+    activation.click()
+    panel = page.locator(".engram-panel", has=page.locator("svg")).first
+    panel.locator("b").first.wait_for(state="attached", timeout=30_000)  # the clicked node's mentions
+    _shot(panel, artifacts / "01-activation-panel.png")
+
+    # The last cell shows the review panel: click "distinct" on the first pair.
+    distinct = page.locator(".engram-panel button[data-action='distinct']").first
+    distinct.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
+    review = page.locator(".engram-panel", has=page.locator("button[data-action='distinct']")).first
+    _shot(review, artifacts / "01-review-panel-before.png")
+    distinct.click()
+    page.locator(".engram-panel", has_text="recorded").first.wait_for(state="attached", timeout=60_000)
+    _shot(page.locator(".engram-panel", has_text="recorded").first, artifacts / "01-review-panel-after.png")
+    page.screenshot(path=str(artifacts / "01-notebook.png"), full_page=False)
+
+    state = resolution_state(lab["root"] / "demo-vault")
+    assert any(d.actor == "user" and d.verdict == "distinct" for d in state.judgments.values())
+    page.close()
