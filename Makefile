@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO_VAULT ?= demo-vault
 
-.PHONY: demo test bench eval lab clean
+.PHONY: demo test chromium bench eval lab clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,8 +29,15 @@ demo: $(VENV)/.runtime-installed
 	$(BIN)/engram status "$(DEMO_VAULT)"
 	$(BIN)/engram search "$(DEMO_VAULT)" --queries engram_lab/sample_queries.jsonl --k 3
 
+# The browser tests drive Debian's chromium (never a downloaded browser): installed here when
+# missing and we may (root with apt-get); otherwise those tests skip and say why.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1 || \
+	  { echo "installing Debian chromium for the browser tests"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "make test: could not install chromium; the browser tests will be skipped"
+
 # pytest exits 5 when it collected no test: that must not pass as green.
-test: $(VENV)/.test-installed
+test: $(VENV)/.test-installed chromium
 	@$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
 
