@@ -42,13 +42,16 @@ def message(text: str, level: str = "info") -> View:
     return View(text, f"<div class='{css}'>{escape(text)}</div>")
 
 
-def note_link(vault: Path, path: str, label: str | None = None) -> str:
-    """A link JupyterLab opens in the app: relative to the kernel's folder (the notebook's)."""
+def note_link(vault: Path, path: str, label: str | None = None, heading: str | None = None) -> str:
+    """A link JupyterLab opens in the app (relative to the kernel's folder, the notebook's). With ``heading``,
+    a Markdown note opens scrolled to that heading (JupyterLab's heading ids: spaces become hyphens)."""
+    file = path.split("#", 1)[0]
     try:
-        target = os.path.relpath(vault / path.split("#", 1)[0], Path.cwd())
+        target = os.path.relpath(vault / file, Path.cwd())
     except ValueError:
-        target = str(vault / path)
-    return f"<a href='{escape(target)}' title='{escape(path)}'>{escape(label or path)}</a>"
+        target = str(vault / file)
+    fragment = f"#{heading.strip().replace(' ', '-')}" if heading and file.lower().endswith(".md") else ""
+    return f"<a href='{escape(target + fragment)}' title='{escape(path)}'>{escape(label or path)}</a>"
 
 
 def index_view(report: IndexReport) -> View:
@@ -79,7 +82,8 @@ def search_view(outcome: SearchOutcome, vault: Path) -> View:
         text.append(f"{r.rank}. [{r.score:.3f}] {r.provenance()}\n   {snippet(r.text, 160)}")
         flags = "".join(f"<div class='warn'>{escape(x)}</div>" for x in (r.superseded, "pending review" if r.status == "pending-review" else None) if x)
         span = f"chars {r.span[0]}–{r.span[1]}" if r.span else ""
-        rows.append(f"<tr><td>{r.rank}</td><td>{r.score:.3f}</td><td>{note_link(vault, r.doc)}<div class='muted'>"
+        link = note_link(vault, r.doc, heading=r.heading)
+        rows.append(f"<tr><td>{r.rank}</td><td>{r.score:.3f}</td><td>{link}<div class='muted'>"
                     f"{escape(' > '.join(r.heading_path))} · {span}</div>{flags}</td><td>{escape(snippet(r.text, 240))}</td></tr>")
     warning = f"<div class='warn'>{escape(AUTO_HEADER)}</div>" if outcome.mode == "auto" else ""
     body = "<table><tr><th>#</th><th>score</th><th>note</th><th>text</th></tr>" + "".join(rows) + "</table>" if rows else "<i>no matching passage</i>"

@@ -100,10 +100,19 @@ class EngramMagics(Magics):
     def do_provenance(self, args: argparse.Namespace, _cell: str | None) -> Any:
         from engram_lab.jupyter.widgets import ProvenancePanel
 
+        import ipywidgets
+        from IPython.display import HTML
+
         outcome = self._query(args)
         if not 1 <= args.rank <= len(outcome.results):
             raise UsageError(f"--rank {args.rank}: the search returned {len(outcome.results)} results")
-        return ProvenancePanel(data=result_provenance(self.session.engine.vault, outcome.results[args.rank - 1]))
+        result = outcome.results[args.rank - 1]
+        vault = self.session.engine.vault
+        # The link sits in an Output (rendered by JupyterLab itself), so a click opens the note in the app at its heading.
+        link = ipywidgets.Output()
+        span = f"chars {result.span[0]}–{result.span[1]}" if result.span else ""
+        link.append_display_data(HTML(f"open {d.note_link(vault, result.doc, heading=result.heading)} at {span}"))
+        return ipywidgets.VBox([link, ProvenancePanel(data=result_provenance(vault, result))])
 
     def _activation(self, args: argparse.Namespace, limit: int) -> tuple[str, dict[str, Any], Any]:
         engine = self.session.engine

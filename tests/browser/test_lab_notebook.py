@@ -15,17 +15,26 @@ def _shot(locator, path):
     locator.screenshot(path=str(path))
 
 
-def _run_all(page):
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+def _run_all(page, artifacts):
+    """Run > Run All Cells once the kernel is idle; retried if no cell starts (a click lost while Lab was busy)."""
+    page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(state="attached", timeout=120_000)
+    for _ in range(3):
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        try:
+            page.locator(".jp-InputArea-prompt", has_text="[1]").first.wait_for(state="attached", timeout=30_000)
+            return
+        except Exception:  # noqa: BLE001 (playwright's TimeoutError): try the menu again
+            page.keyboard.press("Escape")
+    page.screenshot(path=str(artifacts / "01-run-all-failed.png"))
+    raise AssertionError("Run All Cells did not start the notebook; see 01-run-all-failed.png")
 
 
 def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{lab['url']}/lab/tree/01-quickstart.ipynb")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-Toolbar-kernelStatus", timeout=60_000)
-    _run_all(page)
+    _run_all(page, artifacts)
 
     results = page.locator(".engram-view table").first
     results.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
@@ -54,6 +63,20 @@ def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     page.locator(".engram-panel", has_text="recorded").first.wait_for(state="attached", timeout=60_000)
     _shot(page.locator(".engram-panel", has_text="recorded").first, artifacts / "01-review-panel-after.png")
     page.screenshot(path=str(artifacts / "01-notebook.png"), full_page=False)
+
+    # A result's link opens the note in JupyterLab, scrolled to the result's heading.
+    link = results.locator("a").first
+    target = link.get_attribute("href")
+    heading_id = target.split("#", 1)[1]
+    link.scroll_into_view_if_needed()
+    link.click()
+    heading = page.locator(f".jp-MarkdownViewer [data-jupyter-id='{heading_id}']").first
+    try:
+        heading.wait_for(timeout=60_000)
+    finally:
+        page.screenshot(path=str(artifacts / "01-note-opened-at-heading.png"))
+    box = heading.bounding_box()
+    assert box is not None and 0 <= box["y"] < 500  # in view, near the top
 
     state = resolution_state(lab["root"] / "demo-vault")
     assert any(d.actor == "user" and d.verdict == "distinct" for d in state.judgments.values())

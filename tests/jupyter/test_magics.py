@@ -87,7 +87,9 @@ def test_review_panel_click_writes_the_ledger_and_undo_retracts(shell):
 
 
 def test_provenance_panel_carries_span_graph_and_authorship(shell):
-    panel = engram(shell, 'provenance "replace the Halden CT-200" --mode keyword')
+    box = engram(shell, 'provenance "replace the Halden CT-200" --mode keyword')
+    link, panel = box.children
+    assert ".md#Decisions'" in link.outputs[0]["data"]["text/html"]
     data = panel.data
     start, end = data["span"]
     assert data["text"][start:end] and data["graph"].startswith("urn:engram:doc:") and data["extractor"] == "heuristic"
