@@ -11,6 +11,7 @@ at 100,000 entities. ``focus`` limits the work to pairs touching those entities
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -22,6 +23,7 @@ from engram_lab.resolve import names as nm
 from engram_lab.resolve.entities import EntityView
 
 MAX_BLOCK = 50
+_DIGITS = re.compile(r"\d+")
 TRIGRAM_MIN_COSINE = 0.6
 TRIGRAM_MAX_DF_SHARE = 0.01
 TRIGRAM_PER_ROW = 20
@@ -39,8 +41,15 @@ def _add(out: dict[Pair, set[str]], a: int, b: int, source: str, focus: set[int]
 def _within_blocks(out: dict[Pair, set[str]], blocks: dict[str, list[int]], source: str, focus: set[int] | None,
                    max_block: int | None) -> None:
     for members in blocks.values():
+        if len(members) < 2:
+            continue
         members = sorted(set(members))
         if len(members) < 2 or (max_block is not None and len(members) > max_block):
+            continue
+        if focus is not None:  # only pairs touching the focus: far fewer than all pairs of the block
+            for a in focus.intersection(members):
+                for b in members:
+                    _add(out, a, b, source, focus)
             continue
         for x, a in enumerate(members):
             for b in members[x + 1 :]:
@@ -166,4 +175,6 @@ def candidate_pairs(view: EntityView, focus: Iterable[int] | None = None,
     for (a, b), _cos in (embedding_pairs or {}).items():
         if not (nm.is_local_reference(view.names[a]) or nm.is_local_reference(view.names[b])):
             _add(out, a, b, "embedding", wanted)  # type: ignore[arg-type]
-    return dict(out)
+    # Names that differ in a number are never merged ("Phase 1" / "Phase 2"): drop them before scoring.
+    digits = [tuple(_DIGITS.findall(nm.loose(name))) for name in view.names]
+    return {pair: sources for pair, sources in out.items() if digits[pair[0]] == digits[pair[1]]}

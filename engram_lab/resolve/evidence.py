@@ -121,7 +121,7 @@ def score_pair(view: EntityView, a: int, b: int, sources: set[str], expansions: 
 
     if nm.is_local_reference(name_a) or nm.is_local_reference(name_b):
         return result("local", 0.0, "veto: a local reference never resolves across notes")
-    if _DIGITS.findall(form_a) != _DIGITS.findall(form_b):
+    if _DIGITS.findall(form_a) != _DIGITS.findall(form_b):  # (candidate_pairs already drops these)
         return result("similar", 0.0, "veto: the names differ in a number")
     labels_a = {normalise_label(x) for x in view.labels[a]}
     if labels_a & {normalise_label(x) for x in view.labels[b]}:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from engram_lab.extract.heuristic.lexicon import PRONOUNS
 
@@ -19,6 +20,7 @@ CONNECTORS = frozenset("of and for the de la le du des der von van y et in on at
 _DEFINITE = re.compile(r"^(the|this|that|these|those|our|my|your|their|its|his|her)\s+\w+$", re.I)
 
 
+@lru_cache(maxsize=1 << 18)  # names repeat across blocks, rules and passes
 def fold(text: str) -> str:
     """Lower case, accents stripped, every run of non-letters a single space."""
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
@@ -30,6 +32,7 @@ def tokens(text: str) -> list[str]:
     return fold(text).split()
 
 
+@lru_cache(maxsize=1 << 18)
 def loose(text: str) -> str:
     """The folded name without a leading article or honorific and without trailing legal suffixes."""
     words = tokens(text)

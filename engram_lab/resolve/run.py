@@ -9,6 +9,7 @@ then the graphs, which are projections and rebuilt whole each time.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,11 +141,11 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
                         new_in_queue.append(ev)
         if judge is not None and new_in_queue:
             report.llm_judged = _ask_judge(judge, view, new_in_queue, ledger, queue, _titles(conn))
-        state, candidates = _recompute(ledger, queue, data)
+        state, candidates, changed = _recompute(ledger, queue, data)
         report.supersessions = len(candidates)
     finally:
         conn.close()
-    write_projections(vault, state, candidates)
+    write_projections(vault, state, candidates, changed)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -177,38 +178,56 @@ def _stored(c: Candidate) -> StoredCandidate:
     return StoredCandidate(c.earlier.key, c.later.key, c.earlier.doc_id, c.later.doc_id, c.later.date.isoformat(), evidence)
 
 
-def write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate]) -> None:
-    """Rebuild the overlay graph and every ``#analysis`` graph from the state just computed."""
+def write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate], docs: set[str] | None = None) -> None:
+    """Rebuild the overlay graph and the ``#analysis`` graphs of ``docs`` (None: every one) from the state."""
     with vault_write_lock(vault):
-        _write_projections(vault, state, candidates)
+        _write_projections(vault, state, candidates, docs)
 
 
-def _write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate]) -> None:
+def _write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate], docs: set[str] | None) -> None:
     store = GraphStore(engram_dir(vault) / STORE_DIR)
     try:
+        existing = store.graphs()
+        if v.OVERLAY_GRAPH not in existing:
+            docs = None  # a rebuilt store: write every projection again
         store.replace_graph(v.OVERLAY_GRAPH, overlay_quads(state))
         by_doc: dict[str, list[Candidate]] = {}
         for c in candidates:
             by_doc.setdefault(c.later.doc_id, []).append(c)
         wanted = {v.analysis_graph_iri(doc): doc for doc in by_doc}
-        for graph in store.graphs():
+        for graph in existing:
             if graph.endswith("#analysis") and graph not in wanted:
                 store.drop_graph(graph)
         for graph, doc in wanted.items():
-            store.replace_graph(graph, analysis_quads(doc, by_doc[doc]))
+            if docs is None or doc in docs:
+                store.replace_graph(graph, analysis_quads(doc, by_doc[doc]))
     finally:
         store.close()
 
 
-def _recompute(ledger: DecisionLedger, queue: ReviewQueue, data: TableData) -> tuple[ResolutionState, list[Candidate]]:
-    """Resolution state from the ledger, then supersession candidates over resolved subjects (stored in the ledger)."""
+def _recompute(ledger: DecisionLedger, queue: ReviewQueue, data: TableData) -> tuple[ResolutionState, list[Candidate], set[str]]:
+    """Resolution state from the ledger, then supersession candidates over resolved subjects (stored in the
+    ledger); also the notes whose ``#analysis`` graph must be rewritten because their candidates changed."""
     decisions = ledger.all()
     state = resolve_state(decisions)
     candidates = find_candidates(data.decisions(state), [d for d in decisions if d.kind == "supersession"])
+    stored = [_stored(c) for c in candidates]
+    changed = _changed_docs(queue.candidates(), stored)
     with transaction(ledger.conn):
-        if queue.replace_candidates([_stored(c) for c in candidates]):
+        if queue.replace_candidates(stored):
             bump_counter(ledger.conn, OVERLAY_GENERATION)
-    return state, candidates
+    return state, candidates, changed
+
+
+def _changed_docs(before: list[StoredCandidate], after: list[StoredCandidate]) -> set[str]:
+    def grouped(rows: list[StoredCandidate]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for c in rows:
+            out.setdefault(c.later_doc, set()).add(json.dumps(c.evidence, sort_keys=True))
+        return out
+
+    old, new = grouped(before), grouped(after)
+    return {doc for doc in old.keys() | new.keys() if old.get(doc) != new.get(doc)}
 
 
 def refresh_projections(vault: Path) -> ResolutionState:
@@ -216,8 +235,8 @@ def refresh_projections(vault: Path) -> ResolutionState:
     data = load_tables(vault)
     conn = open_ledger(vault)
     try:
-        state, candidates = _recompute(DecisionLedger(conn), ReviewQueue(conn), data)
+        state, candidates, changed = _recompute(DecisionLedger(conn), ReviewQueue(conn), data)
     finally:
         conn.close()
-    write_projections(vault, state, candidates)
+    write_projections(vault, state, candidates, changed)
     return state

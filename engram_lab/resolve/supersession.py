@@ -11,8 +11,10 @@ disappears from its note, so does the candidate, and the earlier one is current.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,18 +125,59 @@ def shared_subjects(earlier: DatedDecision, later: DatedDecision) -> tuple[str, 
     return tuple(sorted(same | similar))
 
 
+NEAREST_PER_SUBJECT = 5  # a decision is compared with the next few later decisions on each of its subjects
+
+
+def _later_pool(decisions: list[DatedDecision]) -> Callable[[DatedDecision], set[int]]:
+    """Indexes so each decision meets only plausible successors, not every later decision in the vault:
+    the next few later decisions per shared subject (or subject-name tail), and those linking to its note."""
+    by_key: dict[str, list[int]] = {}
+    linking: dict[str, list[int]] = {}
+    for i, d in enumerate(decisions):
+        for key in _subject_keys(d):
+            by_key.setdefault(key, []).append(i)
+        for doc in d.linked_docs:
+            linking.setdefault(doc, []).append(i)
+    for members in by_key.values():
+        members.sort(key=lambda i: decisions[i].date)
+    dates = {key: [decisions[i].date for i in members] for key, members in by_key.items()}
+
+    def pool(earlier: DatedDecision) -> set[int]:
+        found: set[int] = set(linking.get(earlier.doc_id, ()))
+        for key in _subject_keys(earlier):
+            members = by_key[key]
+            first = bisect.bisect_right(dates[key], earlier.date)
+            found.update(members[first : first + NEAREST_PER_SUBJECT])
+        return found
+
+    return pool
+
+
+def _subject_keys(d: DatedDecision) -> set[str]:
+    keys = {f"iri:{s}" for s in d.subjects}
+    for form in d.subject_forms:
+        words = form.split()
+        keys.add(f"tail:{words[-1]}" if len(words) == 1 else f"tail:{' '.join(words[-2:])}")
+        if len(words) >= 2:
+            keys.add(f"tail:{words[-1]}")
+    return keys
+
+
 def find_candidates(decisions: list[DatedDecision], verdicts: list[Decision]) -> list[Candidate]:
     """Each dated decision paired with the later decision that best fits as its replacement, if any.
 
     A later decision qualifies when it shares a (resolved) subject with the earlier one, or links to the
-    earlier one's note and shares at least two content words. Among those the best score wins: shared subjects count
-    2 each, a link to the earlier note 2, each shared content word 1; ties go to the nearest date.
+    earlier one's note and shares at least two content words. Among those the best score wins: shared
+    subjects count 2 each, a link to the earlier note 2, each shared content word 1; ties go to the
+    nearest date. Only the next few later decisions per subject are considered (``NEAREST_PER_SUBJECT``).
     """
     in_force = _verdicts_in_force(verdicts)
+    pool = _later_pool(decisions)
     out: list[Candidate] = []
     for earlier in decisions:
         best: tuple[float, dt.date, Candidate] | None = None
-        for later in decisions:
+        for index in sorted(pool(earlier)):
+            later = decisions[index]
             if later.date <= earlier.date:
                 continue
             shared = shared_subjects(earlier, later)

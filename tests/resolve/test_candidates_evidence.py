@@ -63,7 +63,9 @@ def test_vetoes_kinds_numbers_and_local_references():
     view = view_of(VAULT)
     homonym = _score(view, ("Jordan", "Person"), ("Jordan", "Place"))
     assert homonym.score == 0.0 and not homonym.kinds_compatible and "veto" in homonym.reason
-    assert _score(view, ("Phase 1", "Project"), ("Phase 2", "Project")).score == 0.0
+    assert _pair(view, ("Phase 1", "Project"), ("Phase 2", "Project")) not in candidate_pairs(view)  # dropped before scoring
+    a, b = _pair(view, ("Phase 1", "Project"), ("Phase 2", "Project"))
+    assert score_pair(view, a, b, {"trigram"}, Expansions(view)).score == 0.0
     company = index_of(view, "the company", "Organization")
     assert all(company not in pair for pair in candidate_pairs(view))
 
