@@ -141,6 +141,10 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
                         new_in_queue.append(ev)
         if judge is not None and new_in_queue:
             report.llm_judged = _ask_judge(judge, view, new_in_queue, ledger, queue, _titles(conn))
+        if changed_docs is not None and not _projections_affected(report, data, changed_docs, queue):
+            report.supersessions = queue.candidate_count()
+            report.seconds = time.perf_counter() - started
+            return report  # no judgment moved and no dated decision was touched: graphs and candidates stand
         state, candidates, changed = _recompute(ledger, queue, data)
         report.supersessions = len(candidates)
     finally:
@@ -148,6 +152,18 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
     write_projections(vault, state, candidates, changed)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _projections_affected(report: AnalysisReport, data: TableData, changed_docs: set[str], queue: ReviewQueue) -> bool:
+    """Whether this focused pass can change the overlay or any supersession candidate."""
+    if report.auto_same or report.auto_retracted or report.llm_judged:
+        return True
+    decisions = data.statements.filter((pl.col("kind") == "decision") & pl.col("date").is_not_null())
+    if decisions.filter(pl.col("doc_id").is_in(list(changed_docs))).height:
+        return True
+    referenced = queue.candidate_docs()
+    present = set(data.documents["doc_id"].to_list())
+    return bool(referenced & changed_docs) or bool(referenced - present)  # edited, or deleted, notes in candidates
 
 
 def _decided_pairs(ledger: DecisionLedger) -> dict[tuple[str, str], list]:  # type: ignore[type-arg]

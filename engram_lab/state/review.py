@@ -72,6 +72,14 @@ class ReviewQueue:
         return [StoredCandidate(r["earlier"], r["later"], r["earlier_doc"], r["later_doc"], r["later_date"], json.loads(r["evidence"]))
                 for r in rows]
 
+    def candidate_count(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM supersession_candidates").fetchone()[0])
+
+    def candidate_docs(self) -> set[str]:
+        """Every note a supersession candidate refers to (as the earlier or the later decision)."""
+        rows = self.conn.execute("SELECT earlier_doc, later_doc FROM supersession_candidates").fetchall()
+        return {r[0] for r in rows} | {r[1] for r in rows}
+
     def replace_candidates(self, rows: list[StoredCandidate]) -> bool:
         """Replace every supersession candidate; True when anything changed."""
         before = {(c.earlier, c.later, json.dumps(c.evidence, sort_keys=True)) for c in self.candidates()}

@@ -156,3 +156,19 @@ def test_a_rejected_supersession_labels_nothing(vault, write):
     engine.supersession_verdict(candidate_id(candidate), "reject")
     assert [c.evidence["status"] for c in engine.supersessions()] == ["rejected"]
     assert not any(r.superseded for r in engine.query("CT-200 sensors", k=5, mode="keyword").results)
+
+
+def test_an_unrelated_edit_leaves_candidates_and_deleting_the_earlier_note_removes_them(vault, write):
+    write("kickoff.md", DECISIONS_JAN)
+    write("review.md", DECISIONS_MAR)
+    write("other.md", "# Other\n\nNothing decided here.\n")
+    engine = Engine(vault)
+    engine.index(progress=False)
+    [candidate] = engine.supersessions()
+    write("other.md", "# Other\n\nStill nothing decided here, but edited.\n")
+    engine.index(progress=False)
+    assert engine.analysis is not None and engine.analysis.supersessions == 1
+    assert [c.evidence["iri"] for c in engine.supersessions()] == [candidate.evidence["iri"]]
+    (vault / "kickoff.md").unlink()
+    engine.index(progress=False)
+    assert engine.supersessions() == []
