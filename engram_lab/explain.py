@@ -147,3 +147,17 @@ def entity_mentions(vault: Path, data: RetrievalData, entity_index: int, limit: 
     rows = tables.read("mentions").filter(pl.col("entity_iri") == iri).head(limit)
     return [{"path": paths.get(r["doc_id"], "?"), "cell_id": r["cell_id"], "start": r["start"], "end": r["end"],
              "surface": r["surface"]} for r in rows.iter_rows(named=True)]
+
+
+def note_triples(vault: Path, rel_path: str) -> list[dict[str, Any]]:
+    """Every triple extracted from one note, with its span, for highlighting in an editor."""
+    conn = open_ledger(vault)
+    try:
+        row = DocumentTable(conn).by_path(rel_path)
+    finally:
+        conn.close()
+    if row is None:
+        raise EngramError(f"{rel_path}: not an indexed note of this vault")
+    relations = TableStore(engram_dir(vault) / TABLES_DIR).read("relations").filter(pl.col("doc_id") == row.doc_id)
+    return [{"subject": r["subject"], "predicate": r["predicate"], "object": r["object"], "cell_id": r["cell_id"],
+             "start": r["start"], "end": r["end"], "label": r["label"]} for r in relations.iter_rows(named=True)]

@@ -8,26 +8,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.jupyter_process import jupyter
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("ENGRAM_TEST_ARTIFACTS", ROOT / "test-artifacts"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -41,42 +32,17 @@ def lab(tmp_path_factory):
     if not CHROMIUM.exists():
         pytest.skip("Debian chromium is not installed (apt-get install -y chromium)")
     pytest.importorskip("playwright.sync_api")
-    jupyter_lab = Path(sys.executable).with_name("jupyter-lab")
-    if not jupyter_lab.exists():
-        pytest.skip("jupyterlab is not installed in this environment")
     root = tmp_path_factory.mktemp("lab")
     for notebook in (ROOT / "notebooks").glob("*.ipynb"):
         shutil.copy(notebook, root / notebook.name)
-    port = _free_port()
     settings = root / ".lab-settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     # Keep every cell in the DOM (Lab 4 detaches off-screen cells by default), so outputs can be found.
     (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / ".config"), "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
-           "JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"), "ENGRAM_DEMO_VAULT": str(root / "demo-vault")}
-    log = open(root / "lab.log", "w")
-    process = subprocess.Popen(
-        [str(jupyter_lab), "--no-browser", "--ip", "127.0.0.1", f"--port={port}", "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root",
-         f"--ServerApp.root_dir={root}", "--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/status", timeout=2)
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                pytest.fail(f"JupyterLab did not start; see {root / 'lab.log'}:\n{(root / 'lab.log').read_text()[-2000:]}")
-            time.sleep(0.5)
-    yield {"url": url, "root": root}
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+    env = {"JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"), "ENGRAM_DEMO_VAULT": str(root / "demo-vault")}
+    extra = ["--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    with jupyter(root, app="jupyter-lab", env=env, extra=extra) as url:
+        yield {"url": url, "root": root}
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,156 @@
+"""Authenticated API handlers under ``/engram/``; every write goes through the engine and its vault lock."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import tornado.web
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from traitlets import Unicode
+from traitlets.config import Configurable
+
+from engram_lab.engine import Engine
+from engram_lab.errors import EngramError
+from engram_lab.learn import DuplicateNoteError
+from engram_lab.overview import notes_overview, stale_count
+from engram_lab.retrieve.results import snippet
+
+_ENGINE_KEY = "engram_engine"
+
+
+class EngramServer(Configurable):
+    vault = Unicode("", help="The vault the sidebar shows; default $ENGRAM_VAULT, else the server's root folder.").tag(config=True)
+
+
+class _Base(APIHandler):
+    @property
+    def engine(self) -> Engine:
+        engine = self.settings.get(_ENGINE_KEY)
+        if engine is None:
+            raise EngramError("engram: no vault configured for this server")
+        return engine
+
+    def reply(self, payload: Any, status: int = 200) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(payload, ensure_ascii=False))
+
+    async def run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Engine work off the event loop, so a long index run never freezes the server."""
+        return await asyncio.get_running_loop().run_in_executor(None, lambda: fn(*args, **kwargs))
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        message = str(exc) if isinstance(exc, EngramError) else self._reason
+        self.reply({"error": message}, status_code)
+
+    def _handle(self, exc: EngramError) -> None:
+        self.reply({"error": str(exc)}, 409 if isinstance(exc, DuplicateNoteError) else 400)
+
+
+class NotesHandler(_Base):
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        try:
+            notes = await self.run(notes_overview, self.engine.vault)
+            self.reply({"vault": str(self.engine.vault), "notes": [n.to_json() for n in notes]})
+        except EngramError as exc:
+            self._handle(exc)
+
+
+class StatusHandler(_Base):
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        try:
+            self.reply({"vault": str(self.engine.vault), "stale": await self.run(stale_count, self.engine.vault)})
+        except EngramError as exc:
+            self._handle(exc)
+
+
+class SearchHandler(_Base):
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        query = self.get_argument("q", "").strip()
+        mode = self.get_argument("mode", "full")
+        try:
+            k = int(self.get_argument("k", "10"))
+            outcome = await self.run(self.engine.query, query, k=k, mode=mode)
+        except ValueError:
+            self.reply({"error": "k must be a whole number"}, 400)
+            return
+        except EngramError as exc:
+            self._handle(exc)
+            return
+        results = [{**r.to_json(), "path": r.path, "cell_id": r.cell_id, "heading_path": list(r.heading_path),
+                    "snippet": snippet(r.text, 240), "status": r.status, "superseded": r.superseded} for r in outcome.results]
+        self.reply({"query": outcome.query, "mode": outcome.mode, "results": results, "context": outcome.context})
+
+
+class IndexHandler(_Base):
+    @tornado.web.authenticated
+    async def post(self) -> None:
+        try:
+            report = await self.run(self.engine.index, progress=False)
+        except EngramError as exc:
+            self._handle(exc)
+            return
+        self.reply({"added": report.added, "updated": report.updated, "deleted": report.deleted,
+                    "renamed": [list(pair) for pair in report.renamed], "failed": [list(pair) for pair in report.failed],
+                    "unchanged": report.unchanged, "seconds": round(report.seconds, 3)})
+
+
+class ProvenanceHandler(_Base):
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        from engram_lab.explain import note_triples
+
+        path = self.get_argument("path", "")
+        try:
+            self.reply({"path": path, "triples": await self.run(note_triples, self.engine.vault, path)})
+        except EngramError as exc:
+            self._handle(exc)
+
+
+class LearnHandler(_Base):
+    @tornado.web.authenticated
+    async def post(self) -> None:
+        try:
+            body = json.loads(self.request.body or b"{}")
+            if not isinstance(body, dict):
+                raise ValueError("expected a JSON object")
+            result = await self.run(self.engine.learn, str(body.get("title", "")), str(body.get("body", "")),
+                                    [str(s) for s in body.get("sources", [])], force=bool(body.get("force", False)))
+        except (ValueError, TypeError) as exc:
+            self.reply({"error": f"bad request: {exc}"}, 400)
+            return
+        except EngramError as exc:
+            self._handle(exc)
+            return
+        self.reply({"path": result.path, "similar": [asdict(s) for s in result.similar]})
+
+
+ROUTES = {"notes": NotesHandler, "status": StatusHandler, "search": SearchHandler, "index": IndexHandler,
+          "provenance": ProvenanceHandler, "learn": LearnHandler}
+
+
+def resolve_vault(serverapp: Any) -> Path:
+    config = EngramServer(config=serverapp.config)
+    return Path(config.vault or os.environ.get("ENGRAM_VAULT") or serverapp.root_dir).expanduser().resolve()
+
+
+def register(serverapp: Any) -> None:
+    web_app = serverapp.web_app
+    try:
+        web_app.settings[_ENGINE_KEY] = Engine(resolve_vault(serverapp))
+    except EngramError as exc:
+        serverapp.log.warning("engram: the sidebar API is off: %s", exc)
+        web_app.settings[_ENGINE_KEY] = None
+    base = web_app.settings["base_url"]
+    web_app.add_handlers(".*$", [(url_path_join(base, "engram", name), handler) for name, handler in ROUTES.items()])
+    serverapp.log.info("engram: API at %sengram/ for %s", base, web_app.settings[_ENGINE_KEY].vault if web_app.settings[_ENGINE_KEY] else "no vault")

@@ -1,0 +1,61 @@
+"""Start a real Jupyter server (or JupyterLab) on 127.0.0.1 for tests, and stop it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def jupyter(root: Path, *, app: str = "jupyter-server", token: str = "", env: dict[str, str] | None = None,
+            extra: list[str] | None = None) -> Iterator[str]:
+    """Yield the base URL of a running server whose config enables the engram server extension."""
+    binary = Path(sys.executable).with_name(app)
+    if not binary.exists():
+        pytest.skip(f"{app} is not installed in this environment")
+    config = root / ".config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "jupyter_server_config.json").write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"engram_lab.server": True}}}))
+    port = free_port()
+    environment = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_RUNTIME_DIR": str(root / ".runtime"), **(env or {})}
+    log_path = root / f"{app}.log"
+    log = open(log_path, "w")
+    process = subprocess.Popen(
+        [str(binary), "--no-browser", "--ip", "127.0.0.1", f"--port={port}", f"--IdentityProvider.token={token}",
+         "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={root}", *(extra or [])],
+        env=environment, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    pytest.fail(f"{app} did not start:\n{log_path.read_text()[-2000:]}")
+                time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
