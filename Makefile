@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO_VAULT ?= demo-vault
 
-.PHONY: demo test chromium bench eval lab clean
+.PHONY: demo test chromium labextension-deps bench eval lab labextension clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,13 +14,23 @@ $(BIN)/python:
 # torch is named in the same pip command as the package: that keeps pip on the CPU build
 # (alone, sentence-transformers would pull a multi-GB CUDA build).
 TORCH := "torch==2.13.0"
+# The JupyterLab extension ships prebuilt in engram_lab/labextension/: installs skip the Node build
+# (`make labextension` rebuilds it from labextension/).
+export SKIP_JUPYTER_BUILDER := 1
+
+# An editable install copies the prebuilt extension; a link makes JupyterLab use the folder a rebuild writes.
+LINK_LABEXTENSION = ln -sfn "$(CURDIR)/engram_lab/labextension" "$(VENV)/share/jupyter/labextensions/engram-lab.tmp" && \
+	rm -rf "$(VENV)/share/jupyter/labextensions/engram-lab" && \
+	mv "$(VENV)/share/jupyter/labextensions/engram-lab.tmp" "$(VENV)/share/jupyter/labextensions/engram-lab"
 
 $(VENV)/.runtime-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(TORCH) -e .
+	$(LINK_LABEXTENSION)
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(TORCH) -e ".[test]"
+	$(LINK_LABEXTENSION)
 	touch $@
 
 demo: $(VENV)/.runtime-installed
@@ -36,8 +46,13 @@ chromium:
 	  { echo "installing Debian chromium for the browser tests"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
 	  echo "make test: could not install chromium; the browser tests will be skipped"
 
+# The TypeScript unit tests need the extension's Node dev tools: installed when Node is there.
+labextension-deps:
+	@if command -v node >/dev/null 2>&1 && [ ! -d labextension/node_modules ]; then \
+	  (cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm install >/dev/null) || echo "make test: jlpm install failed; TypeScript tests will be skipped"; fi
+
 # pytest exits 5 when it collected no test: that must not pass as green.
-test: $(VENV)/.test-installed chromium
+test: $(VENV)/.test-installed chromium labextension-deps
 	@$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
 
@@ -64,6 +79,9 @@ eval: $(VENV)/.test-installed
 lab: $(VENV)/.runtime-installed
 	$(BIN)/python -m pip install --quiet jupyterlab
 	$(BIN)/jupyter lab
+
+labextension: $(VENV)/.test-installed
+	cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm install && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm build && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm test
 
 clean:
 	rm -rf $(VENV) $(DEMO_VAULT) .bench build dist

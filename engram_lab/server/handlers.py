@@ -22,6 +22,7 @@ from engram_lab.overview import notes_overview, stale_count
 from engram_lab.retrieve.results import snippet
 
 _ENGINE_KEY = "engram_engine"
+_ROOT_KEY = "engram_root_dir"
 
 
 class EngramServer(Configurable):
@@ -35,6 +36,12 @@ class _Base(APIHandler):
         if engine is None:
             raise EngramError("engram: no vault configured for this server")
         return engine
+
+    def _root_relative(self) -> str | None:
+        """The vault's folder as the JupyterLab file browser names it (None when outside the server root)."""
+        root = Path(self.settings.get(_ROOT_KEY, ".")).resolve()
+        vault = self.engine.vault.resolve()
+        return Path(os.path.relpath(vault, root)).as_posix() if vault == root or root in vault.parents else None
 
     def reply(self, payload: Any, status: int = 200) -> None:
         self.set_status(status)
@@ -68,7 +75,8 @@ class StatusHandler(_Base):
     @tornado.web.authenticated
     async def get(self) -> None:
         try:
-            self.reply({"vault": str(self.engine.vault), "stale": await self.run(stale_count, self.engine.vault)})
+            self.reply({"vault": str(self.engine.vault), "stale": await self.run(stale_count, self.engine.vault),
+                        "root_relative": self._root_relative()})
         except EngramError as exc:
             self._handle(exc)
 
@@ -146,6 +154,7 @@ def resolve_vault(serverapp: Any) -> Path:
 
 def register(serverapp: Any) -> None:
     web_app = serverapp.web_app
+    web_app.settings[_ROOT_KEY] = serverapp.root_dir
     try:
         web_app.settings[_ENGINE_KEY] = Engine(resolve_vault(serverapp))
     except EngramError as exc:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from engram_lab.engine import Engine
+from engram_lab.sample import copy_sample_vault
 from tests.jupyter_process import jupyter
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -39,8 +41,11 @@ def lab(tmp_path_factory):
     settings.mkdir(parents=True)
     # Keep every cell in the DOM (Lab 4 detaches off-screen cells by default), so outputs can be found.
     (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    env = {"JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"), "ENGRAM_DEMO_VAULT": str(root / "demo-vault")}
-    extra = ["--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    vault = copy_sample_vault(root / "demo-vault")  # what notebook 01 would create; the sidebar shows it from the start
+    Engine(vault).index(progress=False)
+    env = {"JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"), "ENGRAM_DEMO_VAULT": str(vault)}
+    extra = ["--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+             f"--EngramServer.vault={vault}"]
     with jupyter(root, app="jupyter-lab", env=env, extra=extra) as url:
         yield {"url": url, "root": root}
 

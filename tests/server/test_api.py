@@ -54,7 +54,8 @@ def test_notes_list_status_and_counts(server):
     assert notes["orgs/aquasense.md"]["status"] == "indexed" and notes["orgs/aquasense.md"]["entities"] > 0
     assert any(n["status"] == "pending-review" for n in notes.values())
     (vault / "orgs" / "aquasense.md").write_text((vault / "orgs" / "aquasense.md").read_text() + "\nEdited.\n")
-    assert call(url, "status")[1]["stale"] == 1
+    status_payload = call(url, "status")[1]
+    assert status_payload["stale"] == 1 and status_payload["root_relative"] == "vault"
 
 
 def test_search_returns_ranked_results_with_snippets(server):

@@ -1,0 +1,190 @@
+// engram-lab in JupyterLab: the vault sidebar, a stale-notes status item, re-index, note provenance,
+// learn from selection, and opening notes at a span (also for the kernel panels' "engram:open" events).
+import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { Dialog, ICommandPalette, showDialog, showErrorMessage } from '@jupyterlab/apputils';
+import { PathExt } from '@jupyterlab/coreutils';
+import { IDocumentManager } from '@jupyterlab/docmanager';
+import { IStatusBar } from '@jupyterlab/statusbar';
+import { Widget } from '@lumino/widgets';
+import { requestAPI } from './api';
+import { positionAt, staleText } from './logic';
+import { VaultSidebar } from './sidebar';
+
+interface IEditorLike {
+  model: { sharedModel: { getSource(): string } };
+  setSelections(ranges: { start: { line: number; column: number }; end: { line: number; column: number } }[]): void;
+  revealPosition(position: { line: number; column: number }): void;
+  getSelection(): { start: { line: number; column: number }; end: { line: number; column: number } };
+  getOffsetAt(position: { line: number; column: number }): number;
+}
+
+interface ITriple { subject: string; predicate: string; object: string; start: number | null; end: number | null }
+
+const COMMANDS = { reindex: 'engram:reindex', provenance: 'engram:show-provenance', learn: 'engram:learn-from-selection' };
+
+function currentEditor(app: JupyterFrontEnd): { path: string; editor: IEditorLike } | null {
+  const widget = app.shell.currentWidget as any;
+  const path: string | undefined = widget?.context?.path;
+  const editor = widget?.content?.editor ?? widget?.content?.activeCell?.editor;
+  return path && editor ? { path, editor } : null;
+}
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: 'engram-lab:plugin',
+  description: 'The engram vault in JupyterLab',
+  autoStart: true,
+  requires: [IDocumentManager, ILabShell],
+  optional: [ICommandPalette, IStatusBar],
+  activate: (app: JupyterFrontEnd, docs: IDocumentManager, shell: ILabShell, palette: ICommandPalette | null, statusBar: IStatusBar | null) => {
+    let vaultInRoot: string | null = null;
+    const toLab = (vaultPath: string) => (vaultInRoot === null || vaultInRoot === '.' ? vaultPath : PathExt.join(vaultInRoot, vaultPath));
+    const toVault = (labPath: string) => {
+      if (vaultInRoot === null || vaultInRoot === '.') {
+        return labPath;
+      }
+      return labPath.startsWith(vaultInRoot + '/') ? labPath.slice(vaultInRoot.length + 1) : null;
+    };
+
+    const openAt = async (path: string, span: [number, number] | null, heading: string | null) => {
+      const file = path.split('#')[0];
+      const widget = docs.openOrReveal(toLab(file), file.endsWith('.ipynb') ? 'default' : 'Editor') as any;
+      if (!widget || !span || file.endsWith('.ipynb')) {
+        return;
+      }
+      await widget.context.ready;
+      const editor: IEditorLike = widget.content.editor;
+      const text = editor.model.sharedModel.getSource();
+      const range = { start: positionAt(text, span[0]), end: positionAt(text, span[1]) };
+      editor.setSelections([range]);
+      editor.revealPosition(range.start);
+      void heading;
+    };
+
+    const status = new Widget();
+    status.addClass('jp-engram-status');
+    const refreshStatus = async () => {
+      try {
+        const data = await requestAPI<{ stale: number; root_relative: string | null }>('status');
+        vaultInRoot = data.root_relative;
+        status.node.textContent = staleText(data.stale);
+      } catch (error) {
+        status.node.textContent = 'engram: unavailable';
+      }
+    };
+
+    const sidebar = new VaultSidebar((p, s, h) => void openAt(p, s, h), () => app.commands.execute(COMMANDS.reindex) as Promise<void>);
+    sidebar.title.label = 'engram';
+    shell.add(sidebar, 'left', { rank: 600 });
+
+    app.commands.addCommand(COMMANDS.reindex, {
+      label: 'Engram: re-index the vault',
+      execute: async () => {
+        status.node.textContent = 'engram: indexing…';
+        try {
+          const report = await requestAPI<{ added: string[]; updated: string[]; deleted: string[]; failed: string[][]; seconds: number }>('index', { method: 'POST', body: '{}' });
+          status.node.textContent = `engram: indexed in ${report.seconds.toFixed(1)} s (${report.added.length} added, ${report.updated.length} updated, ${report.failed.length} failed)`;
+        } catch (error) {
+          await showErrorMessage('engram', String(error));
+        }
+        await sidebar.refresh();
+        window.setTimeout(() => void refreshStatus(), 4000);
+      }
+    });
+
+    app.commands.addCommand(COMMANDS.provenance, {
+      label: 'Engram: show provenance of this note',
+      isEnabled: () => currentEditor(app) !== null,
+      execute: async () => {
+        const current = currentEditor(app);
+        const vaultPath = current ? toVault(current.path) : null;
+        if (!current || vaultPath === null) {
+          await showErrorMessage('engram', 'This file is not a note of the vault.');
+          return;
+        }
+        try {
+          const data = await requestAPI<{ triples: ITriple[] }>(`provenance?path=${encodeURIComponent(vaultPath)}`);
+          const text = current.editor.model.sharedModel.getSource();
+          const spans = data.triples.filter(t => t.start !== null && t.end !== null);
+          if (spans.length && !current.path.endsWith('.ipynb')) {
+            current.editor.setSelections(spans.map(t => ({ start: positionAt(text, t.start!), end: positionAt(text, t.end!) })));
+          }
+          const body = document.createElement('table');
+          body.className = 'jp-engram-triples';
+          body.innerHTML = '<tr><th>subject</th><th>predicate</th><th>object</th><th>span</th></tr>';
+          for (const t of data.triples) {
+            const row = body.insertRow();
+            for (const value of [t.subject, t.predicate, t.object, t.start === null ? '' : `${t.start}–${t.end}`]) {
+              row.insertCell().textContent = value;
+            }
+          }
+          await showDialog({ title: `${data.triples.length} triples from ${vaultPath} (spans selected in the editor)`,
+            body: new Widget({ node: body }), buttons: [Dialog.okButton()] });
+        } catch (error) {
+          await showErrorMessage('engram', String(error));
+        }
+      }
+    });
+
+    app.commands.addCommand(COMMANDS.learn, {
+      label: 'Engram: learn from selection',
+      isEnabled: () => currentEditor(app) !== null,
+      execute: async () => {
+        const current = currentEditor(app);
+        if (!current) {
+          return;
+        }
+        const range = current.editor.getSelection();
+        const text = current.editor.model.sharedModel.getSource();
+        const selected = text.slice(current.editor.getOffsetAt(range.start), current.editor.getOffsetAt(range.end));
+        const form = document.createElement('div');
+        form.className = 'jp-engram-learn';
+        form.innerHTML = '<label>Title <input name="title"></label><label>Sources (one per line: vault notes or URLs) <textarea name="sources" rows="2"></textarea></label><label>Body <textarea name="body" rows="8"></textarea></label>';
+        (form.querySelector('[name=sources]') as HTMLTextAreaElement).value = toVault(current.path) ?? '';
+        (form.querySelector('[name=body]') as HTMLTextAreaElement).value = selected;
+        const answer = await showDialog({ title: 'Learn a note (it waits for review)', body: new Widget({ node: form }),
+          buttons: [Dialog.cancelButton(), Dialog.okButton({ label: 'Write learned note' })] });
+        if (!answer.button.accept) {
+          return;
+        }
+        const payload = {
+          title: (form.querySelector('[name=title]') as HTMLInputElement).value,
+          body: (form.querySelector('[name=body]') as HTMLTextAreaElement).value,
+          sources: (form.querySelector('[name=sources]') as HTMLTextAreaElement).value.split('\n').map(s => s.trim()).filter(Boolean)
+        };
+        try {
+          const result = await requestAPI<{ path: string }>('learn', { method: 'POST', body: JSON.stringify(payload) });
+          await showDialog({ title: 'Learned note written', body: `${result.path}: pending review; searchable now, in the graph once accepted.`, buttons: [Dialog.okButton()] });
+          await sidebar.refresh();
+        } catch (error) {
+          await showErrorMessage('engram: not written', String(error));
+        }
+      }
+    });
+
+    if (palette) {
+      for (const command of Object.values(COMMANDS)) {
+        palette.addItem({ command, category: 'engram' });
+      }
+    }
+    app.contextMenu.addItem({ command: COMMANDS.provenance, selector: '.jp-FileEditor', rank: 50 });
+    app.contextMenu.addItem({ command: COMMANDS.learn, selector: '.jp-FileEditor', rank: 51 });
+    app.contextMenu.addItem({ command: COMMANDS.learn, selector: '.jp-MarkdownCell', rank: 51 });
+
+    // Panels in notebooks (provenance) ask for a note through a DOM event; open it at the span here.
+    document.addEventListener('engram:open', (event: Event) => {
+      const detail = (event as CustomEvent).detail ?? {};
+      if (typeof detail.path === 'string') {
+        event.preventDefault();
+        void openAt(detail.path, typeof detail.start === 'number' ? [detail.start, detail.end] : null, null);
+      }
+    });
+
+    if (statusBar) {
+      statusBar.registerStatusItem('engram-lab:stale', { item: status, align: 'left', rank: 10 });
+    }
+    void refreshStatus().then(() => sidebar.refresh());
+    window.setInterval(() => void refreshStatus(), 30000);
+  }
+};
+
+export default plugin;

@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { countByStatus, filterNotes, INote, positionAt, resultTitle, staleText, statusLabel } from '../logic';
+
+const notes: INote[] = [
+  { path: 'orgs/aquasense.md', title: 'AquaSense', status: 'indexed', error: null, entities: 5, relations: 4 },
+  { path: 'broken.md', title: 'broken.md', status: 'failed', error: 'not UTF-8', entities: 0, relations: 0 },
+  { path: 'learned/x.md', title: 'X', status: 'pending-review', error: null, entities: 0, relations: 0 }
+];
+
+test('status labels name the failure reason', () => {
+  assert.equal(statusLabel(notes[1]), 'failed: not UTF-8');
+  assert.equal(statusLabel(notes[2]), 'pending review');
+});
+
+test('counts and filter', () => {
+  assert.deepEqual(countByStatus(notes), { indexed: 1, failed: 1, 'pending-review': 1 });
+  assert.deepEqual(filterNotes(notes, 'aqua').map(n => n.path), ['orgs/aquasense.md']);
+  assert.equal(filterNotes(notes, '  ').length, 3);
+});
+
+test('stale text', () => {
+  assert.equal(staleText(0), 'engram: up to date');
+  assert.equal(staleText(1), 'engram: 1 note to index');
+  assert.equal(staleText(3), 'engram: 3 notes to index');
+});
+
+test('result title and editor positions', () => {
+  const result = { rank: 1, path: 'a.md', doc: 'a.md', cell_id: null, score: 1, span: [3, 9] as [number, number], heading: 'H',
+    heading_path: ['Top', 'H'], snippet: '', status: 'indexed', superseded: null };
+  assert.equal(resultTitle(result), 'a.md · Top > H · chars 3–9');
+  assert.deepEqual(positionAt('ab\ncd\nef', 4), { line: 1, column: 1 });
+  assert.deepEqual(positionAt('ab', 99), { line: 0, column: 2 });
+});
