@@ -24,14 +24,16 @@ def free_port() -> int:
 
 @contextmanager
 def jupyter(root: Path, *, app: str = "jupyter-server", token: str = "", env: dict[str, str] | None = None,
-            extra: list[str] | None = None) -> Iterator[str]:
-    """Yield the base URL of a running server whose config enables the engram server extension."""
-    binary = Path(sys.executable).with_name(app)
+            extra: list[str] | None = None, bin_dir: Path | None = None, enable: bool = True) -> Iterator[str]:
+    """Yield the base URL of a running server (from ``bin_dir``, default this environment); ``enable``
+    turns the engram server extension on by config (off: rely on what the installed package enables)."""
+    binary = (bin_dir or Path(sys.executable).parent) / app
     if not binary.exists():
         pytest.skip(f"{app} is not installed in this environment")
     config = root / ".config"
     config.mkdir(parents=True, exist_ok=True)
-    (config / "jupyter_server_config.json").write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"engram_lab.server": True}}}))
+    if enable:
+        (config / "jupyter_server_config.json").write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"engram_lab.server": True}}}))
     port = free_port()
     environment = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_RUNTIME_DIR": str(root / ".runtime"), **(env or {})}
     log_path = root / f"{app}.log"

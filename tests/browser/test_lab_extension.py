@@ -36,6 +36,41 @@ def test_sidebar_lists_searches_and_opens_a_note_at_the_span(lab, browser, artif
     page.locator(".lm-TabBar-tab.lm-mod-current", has_text=target.split("/")[-1][:20]).first.wait_for(timeout=30_000)
     page.locator(".jp-FileEditor .cm-selectionBackground").first.wait_for(state="attached", timeout=30_000)  # the span is selected
     page.screenshot(path=str(artifacts / "07-note-opened-at-span.png"))
+
+    # "Engram: show provenance of this note" from the command palette: the note's triples, spans selected.
+    page.locator(".jp-FileEditor .cm-content").first.click()
+    page.keyboard.press("Control+Shift+C")
+    page.keyboard.type("Engram: show provenance")
+    page.keyboard.press("Enter")
+    dialog = page.locator(".jp-Dialog", has=page.locator(".jp-engram-triples")).first
+    dialog.wait_for(timeout=60_000)
+    assert dialog.locator("tr").count() > 2 and "triples from meetings/" in dialog.inner_text()
+    dialog.screenshot(path=str(artifacts / "07-provenance-dialog.png"))
+    dialog.locator("button", has_text="Ok").click()
+
+    # "Engram: learn from selection": prefilled from the selected text; the review gate and duplicate check apply.
+    for attempt, title in enumerate(["Halden firmware fix", "Halden firmware fix again"]):
+        line = page.locator(".jp-FileEditor .cm-line", has_text="firmware fix is planned").first
+        line.click(click_count=3)  # select the line
+        page.keyboard.press("Control+Shift+C")
+        page.keyboard.type("Engram: learn from selection")
+        page.keyboard.press("Enter")
+        form = page.locator(".jp-Dialog .jp-engram-learn").first
+        form.wait_for(timeout=30_000)
+        assert "firmware fix is planned" in form.locator("[name=body]").input_value()
+        assert form.locator("[name=sources]").input_value() == "meetings/2026-03-18-sensor-review.md"
+        form.locator("[name=title]").fill(title)
+        # The selection alone duplicates its own note (and would be refused): a person writes the lesson.
+        form.locator("[name=body]").fill("Until Halden ships its CT-200 firmware fix, keep applying the drift correction.")
+        if attempt == 0:
+            form.screenshot(path=str(artifacts / "07-learn-form.png"))
+        page.locator(".jp-Dialog button", has_text="Write learned note").click()
+        answer = page.locator(".jp-Dialog", has_text="Learned note written" if attempt == 0 else "not written").first
+        answer.wait_for(timeout=60_000)
+        if attempt == 1:
+            assert "learned/halden-firmware-fix.md" in answer.inner_text()  # the duplicate is named
+        answer.locator("button").last.click()
+    assert "status: pending-review" in (lab["root"] / "demo-vault" / "learned" / "halden-firmware-fix.md").read_text()
     page.close()
 
 
