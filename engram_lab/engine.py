@@ -17,7 +17,7 @@ from engram_lab.errors import EngramError
 from engram_lab.extract.openie import ImportedExtractor, match_passages, model_from_filename, read_openie
 from engram_lab.graph.store import STORE_DIR, query_read_only
 from engram_lab.index.derived import refresh_keyword_index
-from engram_lab.indexer import IndexReport, index_vault, reindex_with
+from engram_lab.indexer import IndexReport, ProgressCallback, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
 from engram_lab.learn import LearnResult, SimilarNote, accept_learned, learn, pending_learned, similar_notes
 from engram_lab.retrieve.results import SearchResult
@@ -53,9 +53,10 @@ class Engine:
         self._searcher: Searcher | None = None
         self.analysis: AnalysisReport | None = None
 
-    def index(self, *, full: bool = False, progress: bool | None = None) -> IndexReport:
+    def index(self, *, full: bool = False, progress: bool | None = None,
+              on_progress: ProgressCallback | None = None) -> IndexReport:
         """Index the notes, then run the analysis pass (resolution, supersession) over what changed."""
-        report = index_vault(self.vault, full=full, progress=progress)
+        report = index_vault(self.vault, full=full, progress=progress, on_progress=on_progress)
         self._searcher = None
         self.analysis = self._analyse(report, full)
         refresh_keyword_index(self.vault)  # so the first search after an index run is not the one that pays

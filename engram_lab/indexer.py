@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,7 @@ IMPORT_PREFIX = "import:"
 CHUNK_DOCS = 2000
 CHUNK_SECONDS = 10.0
 FLUSH_AFTER = 200
+ProgressCallback = Callable[[int, int], None]
 
 
 @dataclass
@@ -95,10 +97,12 @@ class _Done:
 class _Run:
     """One index run over one vault; holds the open stores and the report being built."""
 
-    def __init__(self, vault: Path, config: VaultConfig, progress: bool | None, extractor: Extractor | None = None) -> None:
+    def __init__(self, vault: Path, config: VaultConfig, progress: bool | None, extractor: Extractor | None = None,
+                 on_progress: ProgressCallback | None = None) -> None:
         self.vault = vault
         self.config = config
         self.progress = progress
+        self.on_progress = on_progress
         self.conn = open_ledger(vault)
         self.table = DocumentTable(self.conn)
         self.extractor: Extractor = extractor or build_extractor(config, engram_dir(vault))
@@ -147,7 +151,7 @@ class _Run:
         bar = tqdm(total=len(todo), desc="indexing", unit="note", disable=None if self.progress is None else not self.progress)
         pending: list[_Done] = []
         last_commit = time.monotonic()
-        for vf in todo:
+        for count, vf in enumerate(todo, start=1):
             done = self._index_one(vf, known.get(vf.rel_path), missing_by_hash)
             if done is not None:
                 pending.append(done)
@@ -155,6 +159,8 @@ class _Run:
                 self._commit(pending)
                 pending, last_commit = [], time.monotonic()
             bar.update(1)
+            if self.on_progress is not None:
+                self.on_progress(count, len(todo))
         self._commit(pending)
         bar.close()
         for path, problem in problem_docs.items():
@@ -240,10 +246,14 @@ def _usage_columns(extraction: Extraction | None) -> dict[str, object]:
             "completion_tokens": int(usage.get("completion_tokens", 0)), "llm_seconds": float(usage.get("seconds", 0.0))}
 
 
-def index_vault(vault: Path, *, full: bool = False, progress: bool | None = None) -> IndexReport:
-    """Bring ``.engram/`` in step with the notes. ``full`` re-reads every note, ignoring file times."""
+def index_vault(vault: Path, *, full: bool = False, progress: bool | None = None,
+                on_progress: ProgressCallback | None = None) -> IndexReport:
+    """Bring ``.engram/`` in step with the notes. ``full`` re-reads every note, ignoring file times.
+
+    ``on_progress(done, total)`` is called after each note (for progress shown outside a terminal).
+    """
     vault = require_vault(vault)
-    return _Run(vault, load_config(vault), progress).execute(full)
+    return _Run(vault, load_config(vault), progress, on_progress=on_progress).execute(full)
 
 
 def reindex_with(vault: Path, extractor: Extractor, paths: set[str], *, progress: bool | None = None) -> IndexReport:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from engram_lab.retrieve.results import snippet
 
 _ENGINE_KEY = "engram_engine"
 _ROOT_KEY = "engram_root_dir"
+_JOB_KEY = "engram_index_job"
 
 
 class EngramServer(Configurable):
@@ -100,17 +102,59 @@ class SearchHandler(_Base):
         self.reply({"query": outcome.query, "mode": outcome.mode, "results": results, "context": outcome.context})
 
 
+def _report_json(report: Any) -> dict[str, Any]:
+    return {"added": report.added, "updated": report.updated, "deleted": report.deleted,
+            "renamed": [list(pair) for pair in report.renamed], "failed": [list(pair) for pair in report.failed],
+            "unchanged": report.unchanged, "seconds": round(report.seconds, 3)}
+
+
+class IndexJob:
+    """At most one index run per server; its progress is readable while it runs."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.state: dict[str, Any] = {"running": False, "done": 0, "total": 0, "report": None, "error": None}
+
+    def start(self, engine: Engine) -> dict[str, Any]:
+        with self.lock:
+            if self.state["running"]:
+                return dict(self.state)
+            self.state = {"running": True, "done": 0, "total": 0, "report": None, "error": None}
+        threading.Thread(target=self._run, args=(engine,), daemon=True).start()
+        return dict(self.state)
+
+    def _run(self, engine: Engine) -> None:
+        def progress(done: int, total: int) -> None:
+            self.state.update(done=done, total=total)
+
+        try:
+            report = engine.index(progress=False, on_progress=progress)
+            self.state.update(report=_report_json(report))
+        except EngramError as exc:
+            self.state.update(error=str(exc))
+        finally:
+            self.state.update(running=False)
+
+
 class IndexHandler(_Base):
+    """POST runs an incremental index and answers with its report; ``?background=1`` answers at once
+    (202) and GET reports progress (done / total notes) until the report is there."""
+
     @tornado.web.authenticated
     async def post(self) -> None:
         try:
+            if self.get_argument("background", "") in ("1", "true"):
+                self.reply(self.settings[_JOB_KEY].start(self.engine), 202)
+                return
             report = await self.run(self.engine.index, progress=False)
         except EngramError as exc:
             self._handle(exc)
             return
-        self.reply({"added": report.added, "updated": report.updated, "deleted": report.deleted,
-                    "renamed": [list(pair) for pair in report.renamed], "failed": [list(pair) for pair in report.failed],
-                    "unchanged": report.unchanged, "seconds": round(report.seconds, 3)})
+        self.reply(_report_json(report))
+
+    @tornado.web.authenticated
+    def get(self) -> None:
+        self.reply(dict(self.settings[_JOB_KEY].state))
 
 
 class ProvenanceHandler(_Base):
@@ -155,6 +199,7 @@ def resolve_vault(serverapp: Any) -> Path:
 def register(serverapp: Any) -> None:
     web_app = serverapp.web_app
     web_app.settings[_ROOT_KEY] = serverapp.root_dir
+    web_app.settings[_JOB_KEY] = IndexJob()
     try:
         web_app.settings[_ENGINE_KEY] = Engine(resolve_vault(serverapp))
     except EngramError as exc:

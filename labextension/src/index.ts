@@ -7,7 +7,7 @@ import { IDocumentManager } from '@jupyterlab/docmanager';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { Widget } from '@lumino/widgets';
 import { requestAPI } from './api';
-import { positionAt, staleText } from './logic';
+import { positionAt, progressText, staleText, triplesOfPart } from './logic';
 import { VaultSidebar } from './sidebar';
 
 interface IEditorLike {
@@ -18,15 +18,24 @@ interface IEditorLike {
   getOffsetAt(position: { line: number; column: number }): number;
 }
 
-interface ITriple { subject: string; predicate: string; object: string; start: number | null; end: number | null }
+interface ITriple { subject: string; predicate: string; object: string; cell_id: string | null; start: number | null; end: number | null }
+
+interface IIndexState {
+  running: boolean;
+  done: number;
+  total: number;
+  error: string | null;
+  report: { added: string[]; updated: string[]; failed: string[][]; seconds: number } | null;
+}
 
 const COMMANDS = { reindex: 'engram:reindex', provenance: 'engram:show-provenance', learn: 'engram:learn-from-selection' };
 
-function currentEditor(app: JupyterFrontEnd): { path: string; editor: IEditorLike } | null {
+function currentEditor(app: JupyterFrontEnd): { path: string; editor: IEditorLike; cellId: string | null } | null {
   const widget = app.shell.currentWidget as any;
   const path: string | undefined = widget?.context?.path;
-  const editor = widget?.content?.editor ?? widget?.content?.activeCell?.editor;
-  return path && editor ? { path, editor } : null;
+  const cell = widget?.content?.activeCell;
+  const editor = widget?.content?.editor ?? cell?.editor;
+  return path && editor ? { path, editor, cellId: cell ? String(cell.model.id) : null } : null;
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -79,9 +88,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app.commands.addCommand(COMMANDS.reindex, {
       label: 'Engram: re-index the vault',
       execute: async () => {
-        status.node.textContent = 'engram: indexing…';
         try {
-          const report = await requestAPI<{ added: string[]; updated: string[]; deleted: string[]; failed: string[][]; seconds: number }>('index', { method: 'POST', body: '{}' });
+          let state = await requestAPI<IIndexState>('index?background=1', { method: 'POST', body: '{}' });
+          while (state.running) {
+            status.node.textContent = progressText(state.done, state.total);
+            await new Promise(resolve => window.setTimeout(resolve, 500));
+            state = await requestAPI<IIndexState>('index');
+          }
+          if (state.error) {
+            throw new Error(state.error);
+          }
+          const report = state.report!;
           status.node.textContent = `engram: indexed in ${report.seconds.toFixed(1)} s (${report.added.length} added, ${report.updated.length} updated, ${report.failed.length} failed)`;
         } catch (error) {
           await showErrorMessage('engram', String(error));
@@ -104,8 +121,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
         try {
           const data = await requestAPI<{ triples: ITriple[] }>(`provenance?path=${encodeURIComponent(vaultPath)}`);
           const text = current.editor.model.sharedModel.getSource();
-          const spans = data.triples.filter(t => t.start !== null && t.end !== null);
-          if (spans.length && !current.path.endsWith('.ipynb')) {
+          // In a notebook, the active Markdown cell's own triples (spans index into that cell's source).
+          const spans = triplesOfPart(data.triples, current.cellId).filter(t => t.start !== null && t.end !== null);
+          if (spans.length) {
             current.editor.setSelections(spans.map(t => ({ start: positionAt(text, t.start!), end: positionAt(text, t.end!) })));
           }
           const body = document.createElement('table');

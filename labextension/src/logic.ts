@@ -68,3 +68,12 @@ export function positionAt(text: string, offset: number): { line: number; column
   const lines = before.split('\n');
   return { line: lines.length - 1, column: lines[lines.length - 1].length };
 }
+
+export function progressText(done: number, total: number): string {
+  return total > 0 ? `engram: indexing ${done}/${total} notes` : 'engram: indexing…';
+}
+
+/** The triples of one part of a document: the whole note (cell null), or one notebook cell. */
+export function triplesOfPart<T extends { cell_id: string | null }>(triples: T[], cellId: string | null): T[] {
+  return triples.filter(t => (t.cell_id ?? null) === cellId);
+}

@@ -24,6 +24,13 @@ def test_sidebar_lists_searches_and_opens_a_note_at_the_span(lab, browser, artif
     page.locator(".jp-StatusBar-Widget, .jp-engram-status").filter(has_text="engram:").first.wait_for(timeout=60_000)
     _shot(sidebar, artifacts / "07-sidebar.png")
 
+    # A note written outside JupyterLab: the Re-index button indexes it, with progress in the status bar.
+    (lab["root"] / "demo-vault" / "field-visit.md").write_text("# Field visit\n\nKofi Mensah serviced the S2 sonde.\n")
+    page.locator(".jp-engram-reindex").click()
+    page.locator(".jp-engram-status", has_text="indexed in").first.wait_for(timeout=120_000)
+    assert "1 added" in page.locator(".jp-engram-status").first.inner_text()
+    page.locator(".jp-engram-note-link", has_text="field-visit.md").first.wait_for(timeout=30_000)
+
     page.locator(".jp-engram-search").fill("Which sensors replaced the Halden CT-200?")
     page.locator(".jp-engram-search").press("Enter")
     first = page.locator(".jp-engram-result-link").first

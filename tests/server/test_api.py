@@ -83,6 +83,25 @@ def test_reindex_provenance_and_learn(server):
     assert status == 409 and "learned/buoy-drift.md" in payload["error"]
 
 
+def test_background_index_reports_progress(server):
+    import time
+
+    url, vault = server
+    for i in range(5):
+        (vault / "bulk").mkdir(exist_ok=True)
+        (vault / "bulk" / f"b{i}.md").write_text(f"# B{i}\n\nKofi Mensah sampled station S{i}.\n")
+    status, state = call(url, "index?background=1", method="POST", body={})
+    assert status == 202 and state["running"]
+    deadline = time.monotonic() + 120
+    while True:
+        status, state = call(url, "index")
+        if not state["running"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert state["report"] is not None and state["error"] is None
+    assert state["done"] == state["total"] >= 5 and len([p for p in state["report"]["added"] if p.startswith("bulk/")]) == 5
+
+
 WRITER = """
 import sys
 from pathlib import Path

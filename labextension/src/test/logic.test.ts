@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countByStatus, filterNotes, INote, positionAt, resultTitle, staleText, statusLabel } from '../logic';
+import { countByStatus, filterNotes, INote, positionAt, progressText, resultTitle, staleText, statusLabel, triplesOfPart } from '../logic';
 
 const notes: INote[] = [
   { path: 'orgs/aquasense.md', title: 'AquaSense', status: 'indexed', error: null, entities: 5, relations: 4 },
@@ -31,4 +31,12 @@ test('result title and editor positions', () => {
   assert.equal(resultTitle(result), 'a.md · Top > H · chars 3–9');
   assert.deepEqual(positionAt('ab\ncd\nef', 4), { line: 1, column: 1 });
   assert.deepEqual(positionAt('ab', 99), { line: 0, column: 2 });
+});
+
+test('progress and the triples of one notebook cell', () => {
+  assert.equal(progressText(3, 10), 'engram: indexing 3/10 notes');
+  assert.equal(progressText(0, 0), 'engram: indexing…');
+  const triples = [{ cell_id: null, s: 'a' }, { cell_id: 'c1', s: 'b' }, { cell_id: 'c2', s: 'c' }];
+  assert.deepEqual(triplesOfPart(triples, 'c1').map(t => t.s), ['b']);
+  assert.deepEqual(triplesOfPart(triples, null).map(t => t.s), ['a']);
 });
