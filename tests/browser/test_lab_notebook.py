@@ -49,7 +49,7 @@ def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     activation = page.locator(".engram-panel svg circle").first
     activation.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
     activation.scroll_into_view_if_needed()
-    activation.click()
+    activation.dispatch_event("click")  # nodes may overlap: click this one, whatever lies on top
     panel = page.locator(".engram-panel", has=page.locator("svg")).first
     panel.locator("b").first.wait_for(state="attached", timeout=30_000)  # the clicked node's mentions
     _shot(panel, artifacts / "01-activation-panel.png")

@@ -48,7 +48,7 @@ function render({ model, el }) {
     const maxAct = Math.max(1e-12, ...g.nodes.map((n) => n.activation));
     const lines = g.edges.map((e) => {
       const a = pos[index.get(e.source)], b = pos[index.get(e.target)];
-      return a && b ? `<line x1="${a.x}" y1="${a.y}" x2="${b.x}" y2="${b.y}" stroke="${COLORS[e.type] || "#999"}" stroke-width="${Math.min(4, 0.5 + e.weight)}" opacity="0.6"><title>${esc(e.type)} · ${e.weight.toFixed(2)}</title></line>` : "";
+      return a && b ? `<line pointer-events="stroke" x1="${a.x}" y1="${a.y}" x2="${b.x}" y2="${b.y}" stroke="${COLORS[e.type] || "#999"}" stroke-width="${Math.min(4, 0.5 + e.weight)}" opacity="0.6"><title>${esc(e.type)} · ${e.weight.toFixed(2)}</title></line>` : "";
     }).join("");
     const circles = g.nodes.map((n, i) => {
       const r = 3 + 14 * Math.sqrt(n.activation / maxAct);
@@ -56,7 +56,7 @@ function render({ model, el }) {
       const stroke = n.seed > 0 ? "#d62728" : "#555";
       return `<circle data-id="${n.id}" cx="${pos[i].x}" cy="${pos[i].y}" r="${r}" fill="${fill}" stroke="${stroke}" stroke-width="${n.seed > 0 ? 2.5 : 0.8}"><title>${esc(n.label)} · activation ${n.activation.toExponential(2)}${n.seed > 0 ? " · seed " + n.seed.toFixed(3) : ""}</title></circle>`;
     }).join("");
-    const labels = g.nodes.slice(0, 25).map((n, i) => `<text x="${pos[i].x + 6}" y="${pos[i].y - 6}" font-size="10">${esc(n.label).slice(0, 28)}</text>`).join("");
+    const labels = g.nodes.slice(0, 25).map((n, i) => `<text x="${pos[i].x + 6}" y="${pos[i].y - 6}" font-size="10" pointer-events="none">${esc(n.label).slice(0, 28)}</text>`).join("");
     const mentions = (model.get("mentions") || []).map((m) => `<li>${esc(m.path)} ${m.start == null ? "" : `<span class="muted">chars ${m.start}–${m.end}</span>`} ${esc(m.surface || "")}</li>`).join("");
     const selected = model.get("selected");
     el.innerHTML = `<div class="engram-panel">
