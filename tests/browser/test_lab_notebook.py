@@ -78,6 +78,14 @@ def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     box = heading.bounding_box()
     assert box is not None and 0 <= box["y"] < 500  # in view, near the top
 
+    # With the lab extension installed, the provenance panel's link opens the note with the span selected.
+    page.locator(".lm-TabBar-tab", has_text="01-quickstart").first.click()
+    panel_link = page.locator(".engram-panel a.open").first
+    panel_link.scroll_into_view_if_needed()
+    panel_link.click()
+    page.locator(".jp-FileEditor .cm-selectionBackground").first.wait_for(state="attached", timeout=60_000)
+    page.screenshot(path=str(artifacts / "01-provenance-link-opened.png"))
+
     state = resolution_state(lab["root"] / "demo-vault")
     assert any(d.actor == "user" and d.verdict == "distinct" for d in state.judgments.values())
     page.close()
