@@ -20,6 +20,7 @@ from engram_lab.graph.store import GraphStore
 from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.index.embeddings import default_embedder
 from engram_lab.index.retrieval_index import load, passage_text, refresh_retrieval_index
+from benchmarks.timing import p50_p95
 from engram_lab.engine import Engine
 from engram_lab.indexer import index_vault
 from engram_lab.resolve.run import analyse_vault
@@ -113,16 +114,11 @@ def synthetic(args: argparse.Namespace) -> None:
     print("| measure | value |\n|---|---|")
     print(f"| cold index | {cold:.1f} s |")
     print(f"| re-index, nothing changed (median of 3) | {statistics.median(warm):.2f} s |")
-    print(f"| re-index after editing one note ({args.edits} edits) | {_p50_p95(edits)} |")
+    print(f"| re-index after editing one note ({args.edits} edits) | {p50_p95(edits)} |")
     print(f"| analysis pass over every entity ({analysis.entities:,} entities, {analysis.candidate_pairs:,} pairs) | {full_analysis:.1f} s |")
-    print(f"| `engram index` after editing one note: re-index + focused analysis ({args.edits} edits) | {_p50_p95(with_analysis)} |")
+    print(f"| `engram index` after editing one note: re-index + focused analysis ({args.edits} edits) | {p50_p95(with_analysis)} |")
     _store_figures(vault, args.notes)
 
-
-def _p50_p95(seconds: list[float]) -> str:
-    ordered = sorted(seconds)
-    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    return f"p50 {statistics.median(ordered) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
 
 
 def main() -> None:

@@ -13,10 +13,10 @@ import argparse
 import random
 import resource
 import shutil
-import statistics
 import time
 from pathlib import Path
 
+from benchmarks.timing import p50_p95
 from engram_lab.engine import Engine
 
 SYLLABLES = "ka lo mi ne ru sa ti vo be da fe gi ho ju la ma no pe ri so tu va we xi yo za".split()
@@ -40,11 +40,6 @@ def write_vault(root: Path, notes: int, seed: int = 13) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"note-{i:05d}.md").write_text(f"# Field note {i:05d} on {topic}\n\n{body}\n", encoding="utf-8")
 
-
-def _percentiles(seconds: list[float]) -> str:
-    ordered = sorted(seconds)
-    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    return f"p50 {statistics.median(ordered) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
 
 
 def main() -> None:
@@ -82,8 +77,8 @@ def main() -> None:
     print("| measure | value | target |\n|---|---|---|")
     print(f"| index run (extraction, graph, tables, analysis pass) | {indexed:.0f} s | — |")
     print(f"| first full search: retrieval index with every embedding, model load | {built:.0f} s | — |")
-    print(f"| auto, {args.queries} queries | {_percentiles(timings['auto'])} | p50 <= 20 ms |")
-    print(f"| full, {args.queries} queries | {_percentiles(timings['full'])} | p50 <= 150 ms, p95 <= 300 ms |")
+    print(f"| auto, {args.queries} queries | {p50_p95(timings['auto'])} | p50 <= 20 ms |")
+    print(f"| full, {args.queries} queries | {p50_p95(timings['full'])} | p50 <= 150 ms, p95 <= 300 ms |")
     print(f"| peak resident memory of this process | {peak_mb:,.0f} MB | <= 2 GB |")
 
 
