@@ -41,7 +41,7 @@ class LexicalMatcher:
             if len(norm) >= 5:
                 self.by_prefix[norm[:2]].append(norm)
 
-    def match(self, query: str) -> dict[int, float]:
+    def match(self, query: str, fuzzy: bool = True) -> dict[int, float]:
         """Entity index -> score: 1 for an exact (normalised) match, the similarity for a fuzzy one (>= 0.85).
 
         Longer n-grams win: words already covered by a longer exact match do not seed again on their own.
@@ -57,7 +57,7 @@ class LexicalMatcher:
                     scores[index] = max(scores.get(index, 0.0), 1.0)
                 covered.update(normalise_label(w) for w in gram.split("-"))
                 continue
-            if size <= 3 and len(gram) >= 5:
+            if fuzzy and size <= 3 and len(gram) >= 5:
                 for close in difflib.get_close_matches(gram, self.by_prefix.get(gram[:2], []), n=2, cutoff=0.85):
                     ratio = difflib.SequenceMatcher(None, gram, close).ratio()
                     for index in self.exact[close]:

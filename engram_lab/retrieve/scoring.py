@@ -121,7 +121,7 @@ def rank(data: RetrievalData, settings: RetrievalSettings, transition_t: sp.csr_
         entity_reset / e_total * (1 - share) if e_total > 0 else entity_reset,
     ])
     if settings.use_ppr and transition_t is not None and reset.sum() > 0:
-        scores = personalized_pagerank(transition_t, reset, settings.damping)
+        scores = personalized_pagerank(transition_t, reset, settings.damping, tol=settings.ppr_tolerance)
         doc_scores = scores[: data.n_passages] + settings.final_blend * (passage_doc / p_total if p_total > 0 else 0)
         return Ranking(doc_scores, scores[data.n_passages :], seeds, reset)
     # No walk: passages score by their own seed plus the seeds of the entities they mention.

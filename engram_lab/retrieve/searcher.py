@@ -172,7 +172,7 @@ class Searcher:
             if self._lexical is None:
                 names, aliases = data.entities["name"].to_list(), data.entities["aliases"].to_list()
                 self._lexical = LexicalMatcher([[n, *(a or [])] for n, a in zip(names, aliases)])
-            lexical = self._lexical.match(query)
+            lexical = self._lexical.match(query, fuzzy=settings.lexical_fuzzy)
         entity_cos = data.entity_vectors @ q if q is not None and data.entity_vectors.size else None
         fact_cos = data.fact_vectors @ q if q is not None and data.fact_vectors.size else None
         if mode == "dense":

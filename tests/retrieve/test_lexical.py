@@ -1,0 +1,34 @@
+"""Lexical seeding: exact and normalised names always; fuzzy ones only when asked (auto mode does not)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from engram_lab.retrieve.lexical import LexicalMatcher
+from engram_lab.retrieve.ppr import personalized_pagerank
+from engram_lab.retrieve.settings import settings_for
+
+
+def test_exact_normalised_and_fuzzy_matches():
+    matcher = LexicalMatcher([["Marta Hallberg"], ["Northern Estuary Research Institute", "NERI"]])
+    assert matcher.match("What did marta hallberg say?") == {0: 1.0}
+    assert matcher.match("Where is NERI?", fuzzy=False) == {1: 1.0}
+    fuzzy = matcher.match("What did Marta Halberg say?")
+    assert 0 in fuzzy and 0.85 <= fuzzy[0] < 1.0
+    assert matcher.match("What did Marta Halberg say?", fuzzy=False) == {}
+
+
+def test_auto_mode_walks_to_a_looser_tolerance_without_fuzzy_names():
+    auto, full = settings_for("auto"), settings_for("full")
+    assert not auto.lexical_fuzzy and auto.ppr_tolerance > full.ppr_tolerance and full.lexical_fuzzy
+    rng = np.random.default_rng(1)
+    adjacency = sp.random(300, 300, density=0.02, random_state=2, format="csr")
+    adjacency = adjacency + adjacency.T
+    degree = np.asarray(adjacency.sum(axis=1)).ravel()
+    degree[degree == 0] = 1
+    transition_t = (sp.diags(1 / degree) @ adjacency).T.tocsr()
+    reset = rng.random(300)
+    exact = personalized_pagerank(transition_t, reset, 0.5, tol=full.ppr_tolerance)
+    quick = personalized_pagerank(transition_t, reset, 0.5, tol=auto.ppr_tolerance)
+    assert np.abs(exact - quick).sum() < 2e-3  # the documented bound of the early stop
