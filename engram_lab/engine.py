@@ -19,7 +19,7 @@ from engram_lab.graph.store import STORE_DIR, query_read_only
 from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.indexer import IndexReport, ProgressCallback, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
-from engram_lab.learn import LearnResult, SimilarNote, accept_learned, learn, pending_learned, similar_notes
+from engram_lab.learn import LearnResult, accept_learned, learn, pending_learned
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.searcher import SearchOutcome, Searcher
 from engram_lab.retrieve.settings import ABLATIONS, MODES
@@ -107,9 +107,6 @@ class Engine:
         result = learn(self.vault, title, body, sources, force=force)
         self.index(progress=False)
         return result
-
-    def similar_notes(self, title: str, body: str) -> list[SimilarNote]:
-        return similar_notes(self.vault, title, body)
 
     def pending_learned(self) -> list[str]:
         return pending_learned(self.vault)

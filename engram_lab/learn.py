@@ -77,14 +77,9 @@ def similar_notes(vault: Path, title: str, body: str, k: int = 5) -> list[Simila
 
 
 def _title_of(text: str, path: str) -> str:
-    match = _FRONTMATTER.match(text)
-    if match:
-        try:
-            meta = yaml.safe_load(match.group(1)) or {}
-        except yaml.YAMLError:
-            meta = {}
-        if isinstance(meta, dict) and isinstance(meta.get("title"), str):
-            return meta["title"]
+    title = _frontmatter(text).get("title")
+    if isinstance(title, str):
+        return title
     heading = re.search(r"^#\s+(.+)$", text, re.M)
     return heading.group(1).strip() if heading else Path(path).stem
 

@@ -68,6 +68,11 @@ class RetrievalData:
         return {key: i for i, key in enumerate(keys)}
 
     @cached_property
+    def entity_position(self) -> dict[str, int]:
+        """Entity IRI -> entity index, built once per loaded index."""
+        return {iri: i for i, iri in enumerate(self.entities["entity_iri"].to_list())}
+
+    @cached_property
     def entity_neighbours(self) -> dict[int, set[int]]:
         """Entity adjacency over relation and hierarchy edges (entity indices), for bridge search."""
         part = self.edges.filter(pl.col("type").is_in(["relation", "hierarchy"]))

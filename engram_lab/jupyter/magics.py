@@ -70,11 +70,9 @@ class EngramMagics(Magics):
 
     def do_learn(self, args: argparse.Namespace, cell: str | None) -> d.View:
         body = cell if cell is not None else " ".join(args.text)
-        engine = self.session.engine
-        similar = engine.similar_notes(args.title, body)
-        result = engine.learn(args.title, body, args.source, force=args.force)
+        result = self.session.engine.learn(args.title, body, args.source, force=args.force)
         lines = [f"wrote {result.path}: pending review (searchable now; in the graph once accepted)"]
-        lines += [f"similar: {s.path} ({s.title}): {s.reason}" for s in similar]
+        lines += [f"similar: {s.path} ({s.title}): {s.reason}" for s in result.similar]
         return d.View("\n".join(lines), "<br>".join(d.escape(line) for line in lines))
 
     def do_accept(self, args: argparse.Namespace, _cell: str | None) -> d.View:

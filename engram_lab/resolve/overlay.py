@@ -11,8 +11,9 @@ Retracting a decision and recomputing gives exactly the state before it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from engram_lab.state.decisions import Decision
 
@@ -21,6 +22,7 @@ _ACTOR_RANK = {"user": 0, "llm": 1, "auto": 2}
 INVERSE = {"broader": "narrower", "narrower": "broader", "same": "same", "related": "related", "distinct": "distinct"}
 
 Pair = tuple[str, str]
+K = TypeVar("K")
 
 
 def pair_key(a: str, b: str) -> Pair:
@@ -36,21 +38,22 @@ def oriented_verdict(decision: Decision, a: str) -> str:
     return decision.verdict if decision.subject == a else INVERSE[decision.verdict]
 
 
-def winning_judgments(decisions: Iterable[Decision]) -> dict[Pair, Decision]:
-    """The judgment in force for each pair: active, strongest actor, then latest."""
-    best: dict[Pair, Decision] = {}
+def in_force(decisions: Iterable[Decision], kind: str, key: Callable[[Decision], K]) -> dict[K, Decision]:
+    """The active decision of ``kind`` that holds per ``key``: the strongest actor (user > llm > auto),
+    then the latest (a tie in time goes to the one later in the ledger's order)."""
+    best: dict[K, Decision] = {}
     for d in decisions:
-        if d.kind != RESOLUTION or not d.active or d.subject == d.object:
+        if d.kind != kind or not d.active:
             continue
-        key = pair_key(d.subject, d.object)
-        current = best.get(key)
-        if current is None or (actor_rank(d.actor), _neg(d.made_at)) < (actor_rank(current.actor), _neg(current.made_at)):
-            best[key] = d
+        current = best.get(key(d))
+        if current is None or (actor_rank(d.actor), current.made_at) <= (actor_rank(current.actor), d.made_at):
+            best[key(d)] = d
     return best
 
 
-def _neg(stamp: str) -> tuple[int, ...]:
-    return tuple(-ord(ch) for ch in stamp)  # latest first in an ascending sort
+def winning_judgments(decisions: Iterable[Decision]) -> dict[Pair, Decision]:
+    """The resolution judgment in force for each unordered pair of entities."""
+    return in_force((d for d in decisions if d.subject != d.object), RESOLUTION, lambda d: pair_key(d.subject, d.object))
 
 
 @dataclass

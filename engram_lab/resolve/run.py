@@ -228,9 +228,10 @@ def _recompute(ledger: DecisionLedger, queue: ReviewQueue, data: TableData) -> t
     state = resolve_state(decisions)
     candidates = find_candidates(data.decisions(state), [d for d in decisions if d.kind == "supersession"])
     stored = [_stored(c) for c in candidates]
-    changed = _changed_docs(queue.candidates(), stored)
     with transaction(ledger.conn):
-        if queue.replace_candidates(stored):
+        before = queue.candidates()
+        changed = _changed_docs(before, stored)
+        if queue.replace_candidates(stored, before):
             bump_counter(ledger.conn, OVERLAY_GENERATION)
     return state, candidates, changed
 

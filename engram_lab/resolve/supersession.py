@@ -22,7 +22,7 @@ import polars as pl
 
 from engram_lab.graph import vocabulary as v
 from engram_lab.resolve import names as nm
-from engram_lab.resolve.overlay import ResolutionState
+from engram_lab.resolve.overlay import ResolutionState, in_force
 from engram_lab.state.decisions import Decision
 
 SUPERSESSION = "supersession"
@@ -171,7 +171,7 @@ def find_candidates(decisions: list[DatedDecision], verdicts: list[Decision]) ->
     subjects count 2 each, a link to the earlier note 2, each shared content word 1; ties go to the
     nearest date. Only the next few later decisions per subject are considered (``NEAREST_PER_SUBJECT``).
     """
-    in_force = _verdicts_in_force(verdicts)
+    verdicts_in_force = in_force(verdicts, SUPERSESSION, lambda d: (d.subject, d.object))
     pool = _later_pool(decisions)
     out: list[Candidate] = []
     for earlier in decisions:
@@ -186,7 +186,7 @@ def find_candidates(decisions: list[DatedDecision], verdicts: list[Decision]) ->
             if not shared and not (linked and len(words) >= 2):
                 continue
             score = 2.0 * len(shared) + 2.0 * linked + len(words)
-            verdict = in_force.get((earlier.key, later.key))
+            verdict = verdicts_in_force.get((earlier.key, later.key))
             status = "pending" if verdict is None else ("accepted" if verdict.verdict == "accept" else "rejected")
             candidate = Candidate(earlier, later, shared, score, status, verdict.decision_id if verdict else None)
             if best is None or (score, -later.date.toordinal()) > (best[0], -best[1].toordinal()):
@@ -194,17 +194,3 @@ def find_candidates(decisions: list[DatedDecision], verdicts: list[Decision]) ->
         if best is not None:
             out.append(best[2])
     return sorted(out, key=lambda c: (c.earlier.date, c.earlier.key, c.later.key))
-
-
-def _verdicts_in_force(verdicts: list[Decision]) -> dict[tuple[str, str], Decision]:
-    """The latest active verdict per (earlier, later); a user's outranks a machine's."""
-    best: dict[tuple[str, str], Decision] = {}
-    for d in verdicts:
-        if d.kind != SUPERSESSION or not d.active:
-            continue
-        key = (d.subject, d.object)
-        current = best.get(key)
-        if current is None or ((d.actor == "user") > (current.actor == "user")) or (
-                (d.actor == "user") == (current.actor == "user") and d.made_at >= current.made_at):
-            best[key] = d
-    return best

@@ -90,7 +90,7 @@ def _span(part: dict[str, object]) -> tuple[int, int] | None:
 
 def overlay_edges(data: RetrievalData, snapshot: OverlaySnapshot) -> pl.DataFrame:
     """Judgment edges between entity nodes present in this index (src, dst, type, weight)."""
-    index = {iri: i for i, iri in enumerate(data.entities["entity_iri"].to_list())}
+    index = data.entity_position
     rows = []
     for a, b, verdict in snapshot.edges:
         if a in index and b in index and verdict in _EDGE_TYPE:
@@ -101,7 +101,7 @@ def overlay_edges(data: RetrievalData, snapshot: OverlaySnapshot) -> pl.DataFram
 
 def blocked_synonyms(data: RetrievalData, snapshot: OverlaySnapshot) -> set[tuple[int, int]]:
     """Entity-index pairs (a < b) that a ``distinct`` keeps from being embedding synonyms."""
-    index = {iri: i for i, iri in enumerate(data.entities["entity_iri"].to_list())}
+    index = data.entity_position
     out: set[tuple[int, int]] = set()
     for left, right in snapshot.apart:
         for x in left:

@@ -132,6 +132,7 @@ class Searcher:
             raise EngramError(f"unknown search mode {mode!r}; available: {', '.join(MODES)}")
         started = time.perf_counter()
         chosen = settings or settings_for(mode, self.base)
+        overlay = self._current_overlay()  # one ledger read per search, shared by the walk and the labels
         data = None if mode == "keyword" else self._load_data(allow_stale=not chosen.needs_embeddings)
         if mode == "auto":
             k = min(k, AUTO_MAX_RESULTS)
@@ -139,20 +140,20 @@ class Searcher:
             # keyword mode, or auto before any full search has built the graph: BM25 over the ledger's sections
             if self._keyword_searcher is None:
                 self._keyword_searcher = KeywordSearcher(self.vault)
-            results = label_superseded(self._keyword_searcher.search(query, k), self._current_overlay())
+            results = label_superseded(self._keyword_searcher.search(query, k), overlay)
             context = assemble_context(results)
             if mode == "auto":
                 context = f"[{AUTO_HEADER}]\n\n{context}"
             return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started)
-        ranking = self._rank(data, query, mode, chosen)
-        results = label_superseded(self._results(data, ranking, k), self._current_overlay())
+        ranking = self._rank(data, query, mode, chosen, overlay)
+        results = label_superseded(self._results(data, ranking, k), overlay)
         seeds = sorted(_seed_entities(data, ranking), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
         context = assemble(data, results, ranking.entity_scores, seeds)
         if mode == "auto":
             context = f"[{AUTO_HEADER}]\n\n{context}"
         return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started)
 
-    def _rank(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings) -> Ranking:
+    def _rank(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings, overlay: OverlaySnapshot) -> Ranking:
         q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
         section_cos = data.section_vectors @ q if q is not None else None
         if mode == "hipporag2":
@@ -177,7 +178,7 @@ class Searcher:
         fact_cos = data.fact_vectors @ q if q is not None and data.fact_vectors.size else None
         if mode == "dense":
             return _dense_only(data, section_cos)
-        transition = self._transition(data, settings, overlay=self._current_overlay()) if settings.use_ppr else None
+        transition = self._transition(data, settings, overlay=overlay) if settings.use_ppr else None
         return rank(data, settings, transition, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,
                     entity_cos=entity_cos, fact_cos=fact_cos)
 

@@ -55,32 +55,30 @@ class _Base(APIHandler):
         return await asyncio.get_running_loop().run_in_executor(None, lambda: fn(*args, **kwargs))
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """A user mistake (an EngramError) is a 400 (409 for a duplicate note) naming the problem."""
         exc = kwargs.get("exc_info", (None, None, None))[1]
-        message = str(exc) if isinstance(exc, EngramError) else self._reason
-        self.reply({"error": message}, status_code)
+        if isinstance(exc, EngramError):
+            self.reply({"error": str(exc)}, 409 if isinstance(exc, DuplicateNoteError) else 400)
+        else:
+            super().write_error(status_code, **kwargs)
 
-    def _handle(self, exc: EngramError) -> None:
-        self.reply({"error": str(exc)}, 409 if isinstance(exc, DuplicateNoteError) else 400)
+    def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
+        if not isinstance(value, EngramError):  # a user mistake is answered, not logged as a server fault
+            super().log_exception(typ, value, tb)
 
 
 class NotesHandler(_Base):
     @tornado.web.authenticated
     async def get(self) -> None:
-        try:
-            notes = await self.run(notes_overview, self.engine.vault)
-            self.reply({"vault": str(self.engine.vault), "notes": [n.to_json() for n in notes]})
-        except EngramError as exc:
-            self._handle(exc)
+        notes = await self.run(notes_overview, self.engine.vault)
+        self.reply({"vault": str(self.engine.vault), "notes": [n.to_json() for n in notes]})
 
 
 class StatusHandler(_Base):
     @tornado.web.authenticated
     async def get(self) -> None:
-        try:
-            self.reply({"vault": str(self.engine.vault), "stale": await self.run(stale_count, self.engine.vault),
-                        "root_relative": self._root_relative()})
-        except EngramError as exc:
-            self._handle(exc)
+        self.reply({"vault": str(self.engine.vault), "stale": await self.run(stale_count, self.engine.vault),
+                    "root_relative": self._root_relative()})
 
 
 class SearchHandler(_Base):
@@ -90,13 +88,9 @@ class SearchHandler(_Base):
         mode = self.get_argument("mode", "full")
         try:
             k = int(self.get_argument("k", "10"))
-            outcome = await self.run(self.engine.query, query, k=k, mode=mode)
         except ValueError:
-            self.reply({"error": "k must be a whole number"}, 400)
-            return
-        except EngramError as exc:
-            self._handle(exc)
-            return
+            raise EngramError("k must be a whole number") from None
+        outcome = await self.run(self.engine.query, query, k=k, mode=mode)
         results = [{**r.to_json(), "path": r.path, "cell_id": r.cell_id, "heading_path": list(r.heading_path),
                     "snippet": snippet(r.text, 240), "status": r.status, "superseded": r.superseded} for r in outcome.results]
         self.reply({"query": outcome.query, "mode": outcome.mode, "results": results, "context": outcome.context})
@@ -142,14 +136,10 @@ class IndexHandler(_Base):
 
     @tornado.web.authenticated
     async def post(self) -> None:
-        try:
-            if self.get_argument("background", "") in ("1", "true"):
-                self.reply(self.settings[_JOB_KEY].start(self.engine), 202)
-                return
-            report = await self.run(self.engine.index, progress=False)
-        except EngramError as exc:
-            self._handle(exc)
+        if self.get_argument("background", "") in ("1", "true"):
+            self.reply(self.settings[_JOB_KEY].start(self.engine), 202)
             return
+        report = await self.run(self.engine.index, progress=False)
         self.reply(_report_json(report))
 
     @tornado.web.authenticated
@@ -163,10 +153,7 @@ class ProvenanceHandler(_Base):
         from engram_lab.explain import note_triples
 
         path = self.get_argument("path", "")
-        try:
-            self.reply({"path": path, "triples": await self.run(note_triples, self.engine.vault, path)})
-        except EngramError as exc:
-            self._handle(exc)
+        self.reply({"path": path, "triples": await self.run(note_triples, self.engine.vault, path)})
 
 
 class LearnHandler(_Base):
@@ -176,14 +163,11 @@ class LearnHandler(_Base):
             body = json.loads(self.request.body or b"{}")
             if not isinstance(body, dict):
                 raise ValueError("expected a JSON object")
-            result = await self.run(self.engine.learn, str(body.get("title", "")), str(body.get("body", "")),
-                                    [str(s) for s in body.get("sources", [])], force=bool(body.get("force", False)))
+            title, text = str(body.get("title", "")), str(body.get("body", ""))
+            sources, force = [str(s) for s in body.get("sources", [])], bool(body.get("force", False))
         except (ValueError, TypeError) as exc:
-            self.reply({"error": f"bad request: {exc}"}, 400)
-            return
-        except EngramError as exc:
-            self._handle(exc)
-            return
+            raise EngramError(f"bad request: {exc}") from None
+        result = await self.run(self.engine.learn, title, text, sources, force=force)
         self.reply({"path": result.path, "similar": [asdict(s) for s in result.similar]})
 
 

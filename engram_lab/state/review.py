@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,17 +56,16 @@ class ReviewQueue:
 
     def remove_touching(self, iris: set[str]) -> None:
         """Drop queued pairs with an entity in ``iris`` (they are about to be re-scored, or are gone)."""
-        rows = self.conn.execute("SELECT a, b FROM resolution_queue").fetchall()
-        for r in rows:
-            if r["a"] in iris or r["b"] in iris:
-                self.remove(r["a"], r["b"])
+        self._remove_where(lambda a, b: a in iris or b in iris)
 
     def keep_only(self, iris: set[str]) -> None:
         """Drop queued pairs whose entities no longer exist in the vault."""
+        self._remove_where(lambda a, b: a not in iris or b not in iris)
+
+    def _remove_where(self, drop: Callable[[str, str], bool]) -> None:
         rows = self.conn.execute("SELECT a, b FROM resolution_queue").fetchall()
-        for r in rows:
-            if r["a"] not in iris or r["b"] not in iris:
-                self.remove(r["a"], r["b"])
+        self.conn.executemany("DELETE FROM resolution_queue WHERE a = ? AND b = ?",
+                              [(r["a"], r["b"]) for r in rows if drop(r["a"], r["b"])])
 
     def candidates(self) -> list[StoredCandidate]:
         rows = self.conn.execute("SELECT * FROM supersession_candidates ORDER BY later_date, earlier, later")
@@ -80,11 +80,11 @@ class ReviewQueue:
         rows = self.conn.execute("SELECT earlier_doc, later_doc FROM supersession_candidates").fetchall()
         return {r[0] for r in rows} | {r[1] for r in rows}
 
-    def replace_candidates(self, rows: list[StoredCandidate]) -> bool:
-        """Replace every supersession candidate; True when anything changed."""
-        before = {(c.earlier, c.later, json.dumps(c.evidence, sort_keys=True)) for c in self.candidates()}
-        after = {(c.earlier, c.later, json.dumps(c.evidence, sort_keys=True)) for c in rows}
-        if before == after:
+    def replace_candidates(self, rows: list[StoredCandidate], before: list[StoredCandidate] | None = None) -> bool:
+        """Replace every supersession candidate; True when anything changed. ``before``: the stored ones,
+        when the caller has already read them."""
+        stored = self.candidates() if before is None else before
+        if {_row_key(c) for c in stored} == {_row_key(c) for c in rows}:
             return False
         self.conn.execute("DELETE FROM supersession_candidates")
         self.conn.executemany(
@@ -92,3 +92,7 @@ class ReviewQueue:
             [(c.earlier, c.later, c.earlier_doc, c.later_doc, c.later_date, json.dumps(c.evidence, sort_keys=True)) for c in rows],
         )
         return True
+
+
+def _row_key(c: StoredCandidate) -> tuple[str, str, str]:
+    return c.earlier, c.later, json.dumps(c.evidence, sort_keys=True)
