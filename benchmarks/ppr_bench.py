@@ -20,14 +20,14 @@ def main(nodes: int = 110_000, edges: int = 1_000_000, runs: int = 7) -> None:
     adjacency = sp.coo_matrix((np.ones(edges), (rows, cols)), shape=(nodes, nodes)).tocsr()
     adjacency = adjacency + adjacency.T
     started = time.perf_counter()
-    transition = transition_matrix(adjacency)
+    walk = transition_matrix(adjacency)
     build = time.perf_counter() - started
     times = []
     for _ in range(runs):
         reset = np.zeros(nodes)
         reset[rng.integers(0, nodes, 20)] = rng.random(20)
         started = time.perf_counter()
-        personalized_pagerank(transition, reset, damping=0.5, tol=1e-8)
+        personalized_pagerank(walk, reset, damping=0.5, tol=1e-8)
         times.append(time.perf_counter() - started)
     print(f"PPR on {nodes:,} nodes, {edges:,} random edges (symmetrised), damping 0.5, tol 1e-8")
     print("| measure | value |\n|---|---|")

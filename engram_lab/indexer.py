@@ -169,9 +169,9 @@ class _Run:
             self.report.failed.append((path, problem))
         self._delete([row for path, row in missing.items() if path not in {old for old, _ in self.report.renamed}])
         if len(todo) >= FLUSH_AFTER:
-            # After bulk writes, compact now: otherwise every later short run (one edited note) reopens an
-            # uncompacted store and pays for it (measured: edit p95 464 ms before, ~200 ms after).
-            self.store.optimize()
+            # After bulk writes, compact and reopen now: otherwise the next short run (one edited note) opens an
+            # uncompacted store with the bulk run's write-ahead log and pays for it (BENCHMARKS.md).
+            self.store.settle()
         if not (engram_dir(self.vault) / STORE_DIR).exists():
             _ = self.store  # an indexed vault always has a store, if an empty one, so SPARQL works on it
 

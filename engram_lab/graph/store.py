@@ -107,10 +107,17 @@ class GraphStore:
     def flush(self) -> None:
         self._store.flush()
 
-    def optimize(self) -> None:
-        """Flush and compact (seconds on millions of quads): done once after bulk indexing."""
+    def settle(self) -> None:
+        """Flush, compact and reopen, once after bulk indexing (seconds on millions of quads).
+
+        A bulk run leaves its write-ahead log files behind (about 1.5 GB after 10,000 notes) even
+        once their data is flushed; the next writable open reads them all before it deletes them.
+        Reopening here moves that cost (0.3-0.4 s) from the user's next one-note edit into the bulk run.
+        """
         self._store.flush()
         self._store.optimize()
+        del self._store
+        self._store = Store(str(self.path))
 
     def close(self) -> None:
         del self._store

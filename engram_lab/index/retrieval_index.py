@@ -22,7 +22,7 @@ from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_di
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
 from engram_lab.index.publish import publish_index
 from engram_lab.index.tables import TABLES_DIR, TableStore
-from engram_lab.retrieve.csls import local_density
+from engram_lab.retrieve.csls import DEFAULT_K, density_of, local_density, nearest_neighbours
 from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 
@@ -133,25 +133,26 @@ def passage_text(title: str, text: str) -> str:
     return f"{title}\n{text}"
 
 
-def _nearest_pairs(vectors: np.ndarray, threshold: float, k: int = SYNONYM_NEIGHBOURS, batch: int = 1024) -> pl.DataFrame:
-    """Pairs (a < b) among each row's ``k`` nearest neighbours whose cosine is at least ``threshold``."""
-    a_list, b_list, cos_list = [], [], []
-    n = vectors.shape[0]
-    k = min(k, n - 1)
-    for start in range(0, n if k > 0 else 0, batch):
-        sims = vectors[start : start + batch] @ vectors.T
-        rows = np.arange(sims.shape[0])
-        sims[rows, start + rows] = -1.0
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        for r, cols in enumerate(top):
-            for c in cols:
-                if sims[r, c] >= threshold:
-                    a, b = sorted((start + r, int(c)))
-                    a_list.append(a)
-                    b_list.append(b)
-                    cos_list.append(float(sims[r, c]))
-    frame = pl.DataFrame({"a": a_list, "b": b_list, "cosine": cos_list}, schema={"a": pl.Int64, "b": pl.Int64, "cosine": pl.Float64})
-    return frame.unique(["a", "b"]).sort(["a", "b"])
+def entity_neighbourhoods(vectors: np.ndarray, threshold: float, k: int = SYNONYM_NEIGHBOURS) -> tuple[np.ndarray, pl.DataFrame]:
+    """Each entity's local density, and the pairs (a < b) among each row's ``k`` nearest neighbours with cosine >= ``threshold``.
+
+    Both come from one pass over the similarities (it dominates the index time after the model itself).
+    """
+    density = np.zeros(vectors.shape[0], dtype=np.float32)
+    a_parts, b_parts, cos_parts = [], [], []
+    for start, nearest, cosines in nearest_neighbours(vectors, max(k, DEFAULT_K)):
+        density[start : start + cosines.shape[0]] = density_of(cosines)
+        rows, cols = np.nonzero(cosines >= threshold)
+        first, second = rows + start, nearest[rows, cols]
+        a_parts.append(np.minimum(first, second))
+        b_parts.append(np.maximum(first, second))
+        cos_parts.append(cosines[rows, cols].astype(np.float64))
+    frame = pl.DataFrame(
+        {"a": np.concatenate(a_parts) if a_parts else [], "b": np.concatenate(b_parts) if b_parts else [],
+         "cosine": np.concatenate(cos_parts) if cos_parts else []},
+        schema={"a": pl.Int64, "b": pl.Int64, "cosine": pl.Float64},
+    )
+    return density, frame.unique(["a", "b"]).sort(["a", "b"])
 
 
 def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_floor: float = 0.75) -> tuple[RetrievalData, int]:
@@ -201,15 +202,16 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
         cache.close()
 
     edges = _edges(documents, facts, raw_entities, relations, entity_index, position)
+    entity_density, synonym_pairs = entity_neighbourhoods(entity_vectors, synonym_floor)
     data = RetrievalData(
         folder=folder, model=embedder.name, documents=documents, sections=sections,
         entities=entities.select("entity_iri", "name", "kind", "aliases", "passages", "doc_ids"),
         facts=facts.select("s", "o", "predicate", "predicate_iri", "text", "anchor_text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
         edges=edges,
         section_vectors=section_vectors, section_density=local_density(section_vectors),
-        entity_vectors=entity_vectors, entity_density=local_density(entity_vectors),
+        entity_vectors=entity_vectors, entity_density=entity_density,
         fact_vectors=fact_vectors, fact_density=local_density(fact_vectors),
-        synonym_pairs=_nearest_pairs(entity_vectors, synonym_floor),
+        synonym_pairs=synonym_pairs,
     )
     return data, generation
 

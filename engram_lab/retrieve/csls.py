@@ -9,24 +9,42 @@ same for every candidate, so it drops out of the ranking).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 DEFAULT_K = 10
 
 
-def local_density(vectors: np.ndarray, k: int = DEFAULT_K, batch: int = 1024) -> np.ndarray:
-    """Mean cosine of each row to its ``k`` nearest other rows (rows are unit vectors)."""
+def nearest_neighbours(vectors: np.ndarray, k: int, batch: int = 1024) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Per block of rows: (first row, indices of each row's ``k`` nearest other rows, their cosines).
+
+    One blocked pass of ``vectors @ vectors.T``: callers that need several neighbourhood
+    figures (density, synonym pairs) take them from the same pass.
+    """
     n = vectors.shape[0]
-    if n <= 1:
-        return np.zeros(n, dtype=np.float32)
     k = min(k, n - 1)
-    out = np.empty(n, dtype=np.float32)
+    if k <= 0:
+        return
     for start in range(0, n, batch):
         sims = vectors[start : start + batch] @ vectors.T
         rows = np.arange(sims.shape[0])
         sims[rows, start + rows] = -np.inf  # not its own neighbour
-        top = np.partition(sims, -k, axis=1)[:, -k:]
-        out[start : start + batch] = top.mean(axis=1)
+        nearest = np.argpartition(sims, -k, axis=1)[:, -k:]
+        yield start, nearest, np.take_along_axis(sims, nearest, axis=1)
+
+
+def density_of(cosines: np.ndarray, k: int = DEFAULT_K) -> np.ndarray:
+    """Mean of each row's ``k`` largest neighbour cosines (rows hold at least ``k`` neighbours, or all there are)."""
+    k = min(k, cosines.shape[1])
+    return np.partition(cosines, -k, axis=1)[:, -k:].mean(axis=1)
+
+
+def local_density(vectors: np.ndarray, k: int = DEFAULT_K, batch: int = 1024) -> np.ndarray:
+    """Mean cosine of each row to its ``k`` nearest other rows (rows are unit vectors)."""
+    out = np.zeros(vectors.shape[0], dtype=np.float32)
+    for start, _, cosines in nearest_neighbours(vectors, k, batch):
+        out[start : start + cosines.shape[0]] = density_of(cosines, k)
     return out
 
 

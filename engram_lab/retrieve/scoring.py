@@ -9,11 +9,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-import scipy.sparse as sp
 
 from engram_lab.index.retrieval_index import RetrievalData
 from engram_lab.retrieve.csls import top_candidates
-from engram_lab.retrieve.ppr import personalized_pagerank
+from engram_lab.retrieve.ppr import WalkGraph, personalized_pagerank
 from engram_lab.retrieve.settings import RetrievalSettings
 
 
@@ -108,7 +107,7 @@ def entity_legs(data: RetrievalData, settings: RetrievalSettings, lexical: dict[
     return out
 
 
-def rank(data: RetrievalData, settings: RetrievalSettings, transition_t: sp.csr_matrix | None, *, lexical: dict[int, float],
+def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | None, *, lexical: dict[int, float],
          bm25_sections: np.ndarray, section_cos: np.ndarray | None, entity_cos: np.ndarray | None, fact_cos: np.ndarray | None) -> Ranking:
     seeds = SeedScores()
     passage_doc, passage_section = passage_leg(data, settings, bm25_sections, section_cos)
@@ -120,8 +119,8 @@ def rank(data: RetrievalData, settings: RetrievalSettings, transition_t: sp.csr_
         passage_doc / p_total * share if p_total > 0 else passage_doc,
         entity_reset / e_total * (1 - share) if e_total > 0 else entity_reset,
     ])
-    if settings.use_ppr and transition_t is not None and reset.sum() > 0:
-        scores = personalized_pagerank(transition_t, reset, settings.damping, tol=settings.ppr_tolerance)
+    if settings.use_ppr and walk is not None and reset.sum() > 0:
+        scores = personalized_pagerank(walk, reset, settings.damping, tol=settings.ppr_tolerance)
         doc_scores = scores[: data.n_passages] + settings.final_blend * (passage_doc / p_total if p_total > 0 else 0)
         return Ranking(doc_scores, scores[data.n_passages :], seeds, reset)
     # No walk: passages score by their own seed plus the seeds of the entities they mention.
@@ -133,7 +132,7 @@ def rank(data: RetrievalData, settings: RetrievalSettings, transition_t: sp.csr_
     return Ranking(doc_scores, reset[data.n_passages :], seeds, reset)
 
 
-def hipporag2_rank(data: RetrievalData, transition_t: sp.csr_matrix, section_cos: np.ndarray, fact_cos: np.ndarray) -> Ranking:
+def hipporag2_rank(data: RetrievalData, walk: WalkGraph, section_cos: np.ndarray, fact_cos: np.ndarray) -> Ranking:
     """HippoRAG 2's retrieval as published, without its LLM fact filter.
 
     Top-5 facts by query-fact cosine (min-max normalised); each fact's subject and object get the
@@ -163,5 +162,5 @@ def hipporag2_rank(data: RetrievalData, transition_t: sp.csr_matrix, section_cos
     reset = np.concatenate([passage_weights, entity_weights])
     if reset.sum() <= 0:
         return Ranking(dense_doc, np.zeros(data.n_entities), seeds, None)
-    scores = personalized_pagerank(transition_t, reset, damping=0.5)
+    scores = personalized_pagerank(walk, reset, damping=0.5)
     return Ranking(scores[: data.n_passages], scores[data.n_passages :], seeds, reset)

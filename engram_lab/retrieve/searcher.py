@@ -25,7 +25,7 @@ from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.lexical import LexicalMatcher
 from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges, overlay_generation
-from engram_lab.retrieve.ppr import transition_matrix
+from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.retrieve.results import assemble_context
@@ -58,7 +58,7 @@ class Searcher:
         self._keyword: KeywordIndex | None = None
         self._keyword_folder: Path | None = None
         self._lexical: LexicalMatcher | None = None
-        self._transitions: dict[tuple[object, ...], object] = {}
+        self._walks: dict[tuple[object, ...], WalkGraph] = {}
         self._keyword_searcher: KeywordSearcher | None = None
         self._anchor: tuple[RetrievalData, np.ndarray] | None = None
         self._overlay: OverlaySnapshot | None = None
@@ -88,7 +88,7 @@ class Searcher:
         if self._data is None or self._data.folder != folder:
             self._data = load(folder)
             self._lexical = None
-            self._transitions = {}
+            self._walks = {}
             if self._keyword_folder is None:
                 self._keyword = None
         return self._data
@@ -115,14 +115,14 @@ class Searcher:
             self._overlay = load_overlay(self.vault)
         return self._overlay
 
-    def _transition(self, data: RetrievalData, settings: RetrievalSettings, types: tuple[str, ...] | None = None,  # type: ignore[no-untyped-def]
-                    overlay: OverlaySnapshot | None = None):
+    def _walk(self, data: RetrievalData, settings: RetrievalSettings, types: tuple[str, ...] | None = None,
+              overlay: OverlaySnapshot | None = None) -> WalkGraph:
         key = (id(data), settings.edges, settings.synonym_threshold, types, overlay.generation if overlay else None)
-        if key not in self._transitions:
+        if key not in self._walks:
             judged = overlay_edges(data, overlay) if overlay else None
             blocked = blocked_synonyms(data, overlay) if overlay else None
-            self._transitions[key] = transition_matrix(adjacency(data, settings.edges, settings.synonym_threshold, types, judged, blocked))
-        return self._transitions[key]
+            self._walks[key] = transition_matrix(adjacency(data, settings.edges, settings.synonym_threshold, types, judged, blocked))
+        return self._walks[key]
 
     # -- searching -----------------------------------------------------------
     def search(self, query: str, k: int = 10, mode: str = "full", settings: RetrievalSettings | None = None) -> SearchOutcome:
@@ -160,8 +160,8 @@ class Searcher:
             anchor_facts = self._anchor_fact_vectors(data)
             fact_cos = anchor_facts @ q if anchor_facts.size else np.zeros(0)
             published = RetrievalSettings(synonym_threshold=0.8)  # HippoRAG 2's graph: unit weights, synonyms >= 0.8
-            transition = self._transition(data, published, ("relation", "mention", "synonym"))
-            return hipporag2_rank(data, transition, section_cos, fact_cos)
+            walk = self._walk(data, published, ("relation", "mention", "synonym"))
+            return hipporag2_rank(data, walk, section_cos, fact_cos)
         bm25 = np.zeros(data.sections.height)
         if settings.bm25 > 0:
             position = data.section_position
@@ -178,8 +178,8 @@ class Searcher:
         fact_cos = data.fact_vectors @ q if q is not None and data.fact_vectors.size else None
         if mode == "dense":
             return _dense_only(data, section_cos)
-        transition = self._transition(data, settings, overlay=overlay) if settings.use_ppr else None
-        return rank(data, settings, transition, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,
+        walk = self._walk(data, settings, overlay=overlay) if settings.use_ppr else None
+        return rank(data, settings, walk, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,
                     entity_cos=entity_cos, fact_cos=fact_cos)
 
     def _results(self, data: RetrievalData, ranking: Ranking, k: int) -> list[SearchResult]:

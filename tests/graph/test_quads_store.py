@@ -81,3 +81,18 @@ def test_sparql_returns_dataframes(tmp_path):
     with pytest.raises(EngramError, match="SPARQL syntax error"):
         store.query("SELECT WHERE {")
     store.close()
+
+
+def test_settle_keeps_the_data_and_drops_the_write_ahead_log(tmp_path):
+    store = GraphStore(tmp_path / "store")
+    for i in range(50):
+        store.replace_graph(f"urn:engram:doc:{i}", quads_for(doc_id=f"d{i}"))
+    written = len(store)
+    logs_before = sum(f.stat().st_size for f in (tmp_path / "store").glob("*.log"))
+    store.settle()
+    assert logs_before > 0
+    assert sum(f.stat().st_size for f in (tmp_path / "store").glob("*.log")) == 0  # the next open has nothing to replay
+    assert len(store) == written
+    store.replace_graph("urn:engram:doc:0", [])  # still writable after the reopen
+    store.close()
+    assert len(GraphStore(tmp_path / "store", read_only=True)) < written

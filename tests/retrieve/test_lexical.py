@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engram_lab.retrieve.lexical import LexicalMatcher
-from engram_lab.retrieve.ppr import personalized_pagerank
+from engram_lab.retrieve.ppr import WalkGraph, personalized_pagerank
 from engram_lab.retrieve.settings import settings_for
 
 
@@ -27,8 +27,8 @@ def test_auto_mode_walks_to_a_looser_tolerance_without_fuzzy_names():
     adjacency = adjacency + adjacency.T
     degree = np.asarray(adjacency.sum(axis=1)).ravel()
     degree[degree == 0] = 1
-    transition_t = (sp.diags(1 / degree) @ adjacency).T.tocsr()
+    graph = WalkGraph.of((sp.diags(1 / degree) @ adjacency).T.tocsr())
     reset = rng.random(300)
-    exact = personalized_pagerank(transition_t, reset, 0.5, tol=full.ppr_tolerance)
-    quick = personalized_pagerank(transition_t, reset, 0.5, tol=auto.ppr_tolerance)
+    exact = personalized_pagerank(graph, reset, 0.5, tol=full.ppr_tolerance)
+    quick = personalized_pagerank(graph, reset, 0.5, tol=auto.ppr_tolerance)
     assert np.abs(exact - quick).sum() < 2e-3  # the documented bound of the early stop

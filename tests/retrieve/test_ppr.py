@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from engram_lab.retrieve.ppr import personalized_pagerank, transition_matrix
+from engram_lab.retrieve.ppr import WalkGraph, personalized_pagerank, transition_matrix
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -36,3 +36,12 @@ def test_zero_reset_gives_zeros():
 def test_invalid_damping():
     with pytest.raises(ValueError):
         personalized_pagerank(transition_matrix(sp.eye(2)), np.ones(2), damping=1.0)
+
+
+def test_dangling_nodes_are_found_once_per_graph():
+    adjacency = sp.csr_matrix(np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 0]], dtype=float))
+    graph = transition_matrix(adjacency)
+    assert graph.dangling.tolist() == [2]  # node 2 has no out-edge
+    assert WalkGraph.of(graph.transition_t).dangling.tolist() == [2]
+    scores = personalized_pagerank(graph, np.array([1.0, 0, 0, 0]))
+    assert scores.sum() == pytest.approx(1.0)
