@@ -27,7 +27,7 @@ from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 6  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 7  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -37,7 +37,7 @@ class RetrievalData:
 
     folder: Path
     model: str
-    documents: pl.DataFrame  # doc_id, path, title, status (row i = passage node i)
+    documents: pl.DataFrame  # doc_id, path, title, status, extractor (row i = passage node i)
     sections: pl.DataFrame  # doc_id, ordinal, doc_index, cell_id, heading, heading_path, start, end, text
     entities: pl.DataFrame  # entity_iri, name, kind, labels (names and aliases), passages (count)
     facts: pl.DataFrame  # subject, object (entity indices), predicate, text, doc_ids
@@ -73,6 +73,15 @@ class RetrievalData:
         return {iri: i for i, iri in enumerate(self.entities["entity_iri"].to_list())}
 
     @cached_property
+    def facts_from_language_model(self) -> bool:
+        """Whether most facts come from a language model (the LLM extractor or imported triples), not the heuristic one."""
+        if self.facts.is_empty():
+            return False
+        extractor = dict(zip(self.documents["doc_id"].to_list(), self.documents["extractor"].to_list()))
+        by_model = sum(1 for doc in self.facts["evidence_doc"].to_list() if is_language_model(extractor.get(doc)))
+        return by_model * 2 > self.facts.height
+
+    @cached_property
     def entity_neighbours(self) -> dict[int, set[int]]:
         """Entity adjacency over relation and hierarchy edges (entity indices), for bridge search."""
         part = self.edges.filter(pl.col("type").is_in(["relation", "hierarchy"]))
@@ -82,6 +91,10 @@ class RetrievalData:
             out.setdefault(a, set()).add(b)
             out.setdefault(b, set()).add(a)
         return out
+
+
+def is_language_model(extractor: str | None) -> bool:
+    return extractor is not None and (extractor == "llm" or extractor.startswith("import:"))
 
 
 def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
@@ -95,8 +108,8 @@ def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
         conn.close()
     documents = pl.DataFrame(
         {"doc_id": [r.doc_id for r in rows], "path": [r.path for r in rows], "title": [r.title or r.path for r in rows],
-         "status": [r.status for r in rows]},
-        schema={"doc_id": pl.String, "path": pl.String, "title": pl.String, "status": pl.String},
+         "status": [r.status for r in rows], "extractor": [r.extractor for r in rows]},
+        schema={"doc_id": pl.String, "path": pl.String, "title": pl.String, "status": pl.String, "extractor": pl.String},
     )
     position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
     frame = pl.DataFrame(

@@ -154,6 +154,7 @@ class Searcher:
         return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started)
 
     def _rank(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings, overlay: OverlaySnapshot) -> Ranking:
+        settings = settings.for_facts(data.facts_from_language_model)
         q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
         section_cos = data.section_vectors @ q if q is not None else None
         if mode == "hipporag2":

@@ -24,8 +24,9 @@ class RetrievalSettings:
     """Which legs seed the graph, how they are weighed, and how the graph is walked.
 
     Defaults for ``full`` were chosen on musique-dev with both extractors (heuristic and imported
-    GPT-3.5 triples); the search is in BENCHMARKS.md. There, the lexical and entity-label legs and
-    CSLS each lowered Recall@5, so they default to off; every leg can be switched on by weight.
+    GPT-3.5 triples); the search is in BENCHMARKS.md. There, the lexical and entity-label legs
+    lowered Recall@5, so they default to off; every leg can be switched on by weight. CSLS depends
+    on where the facts came from (see ``csls``).
     """
 
     lexical: float = 0.0
@@ -37,7 +38,10 @@ class RetrievalSettings:
     top_entities: int = 5
     top_facts: int = 5
     passage_candidates: int = 0  # sections the dense passage leg keeps (0: every section, min-max scaled)
-    csls: bool = False
+    # None: by extractor. On when most facts come from a language model (LLM extractor, imported triples),
+    # off for the heuristic extractor: on musique-dev CSLS raised Recall@5 with GPT-3.5 triples
+    # (0.678 -> 0.720) and lowered it with the heuristic extractor (0.692 -> 0.673); BENCHMARKS.md.
+    csls: bool | None = None
     use_ppr: bool = True
     damping: float = 0.5  # 1 - restart probability
     ppr_tolerance: float = 1e-10  # L1 change at which the walk stops
@@ -49,6 +53,10 @@ class RetrievalSettings:
 
     def with_(self, **changes: object) -> RetrievalSettings:
         return replace(self, **changes)  # type: ignore[arg-type]
+
+    def for_facts(self, from_language_model: bool) -> RetrievalSettings:
+        """These settings with CSLS decided, when left to the extractor (``csls=None``)."""
+        return self if self.csls is not None else self.with_(csls=from_language_model)
 
 
 def settings_for(mode: str, base: RetrievalSettings | None = None) -> RetrievalSettings:

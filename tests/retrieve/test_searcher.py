@@ -98,3 +98,23 @@ def test_new_notes_show_up_after_the_next_index(searcher, vault, write):
     write("new.md", "# Red Canyon\n\nRed Canyon is a film directed by Ana Ruiz.\n")
     index_vault(vault, progress=False)
     assert "new.md" in [r.path for r in searcher.search("Red Canyon film", k=3).results]
+
+
+def test_csls_follows_the_extractor_unless_set(searcher, vault, tmp_path):
+    data = searcher._load_data(allow_stale=False)
+    assert data.facts_from_language_model is False  # every fact came from the heuristic extractor
+    assert RetrievalSettings().for_facts(False).csls is False and RetrievalSettings().for_facts(True).csls is True
+    assert RetrievalSettings(csls=False).for_facts(True).csls is False  # an explicit choice wins
+
+    from engram_lab.engine import Engine
+
+    triples = ", ".join('{"passage": "%s", "extracted_entities": [], "extracted_triples": [%s]}' % (text.split("\n", 2)[2].strip(), spo)
+                        for text, spo in [(NOTES["film.md"], '["Blue Harbour", "directed by", "Ana Ruiz"]'),
+                                          (NOTES["person.md"], '["Ana Ruiz", "born in", "Porto Velho"]'),
+                                          (NOTES["city.md"], '["Porto Velho", "capital of", "Rondonia"]')])
+    path = tmp_path / "openie-test-model.json"
+    path.write_text('{"docs": [%s]}' % triples)
+    assert Engine(vault).import_openie(path).matched == 3
+    imported = Searcher(vault, embedder_factory=BagOfWordsEmbedder)
+    imported.search("Where was the director of Blue Harbour born?", k=3)
+    assert imported.loaded_data.facts_from_language_model is True  # three of four notes' facts are imported
