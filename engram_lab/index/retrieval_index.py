@@ -27,7 +27,7 @@ from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 7  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 8  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -41,7 +41,7 @@ class RetrievalData:
     sections: pl.DataFrame  # doc_id, ordinal, doc_index, cell_id, heading, heading_path, start, end, text
     entities: pl.DataFrame  # entity_iri, name, kind, labels (names and aliases), passages (count)
     facts: pl.DataFrame  # subject, object (entity indices), predicate, text, doc_ids
-    edges: pl.DataFrame  # src, dst (node indices), type, weight
+    edges: pl.DataFrame  # src, dst (node indices), type (relation, hierarchy, mention, link, about), weight
     section_vectors: np.ndarray
     section_density: np.ndarray
     entity_vectors: np.ndarray
@@ -214,7 +214,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     finally:
         cache.close()
 
-    edges = _edges(documents, facts, raw_entities, relations, entity_index, position)
+    edges = _edges(documents, facts, raw_entities, relations, entity_index, position, entities["name"].to_list())
     entity_density, synonym_pairs = entity_neighbourhoods(entity_vectors, synonym_floor)
     data = RetrievalData(
         folder=folder, model=embedder.name, documents=documents, sections=sections,
@@ -229,7 +229,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     return data, generation
 
 
-def _edges(documents, facts, raw_entities, relations, entity_index, position) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+def _edges(documents, facts, raw_entities, relations, entity_index, position, entity_names) -> pl.DataFrame:  # type: ignore[no-untyped-def]
     n_pass = documents.height
     src: list[int] = []
     dst: list[int] = []
@@ -252,6 +252,13 @@ def _edges(documents, facts, raw_entities, relations, entity_index, position) ->
     for doc_id, iri in zip(raw_entities["doc_id"].to_list(), raw_entities["entity_iri"].to_list()):
         if iri in entity_index:
             add(position[doc_id], n_pass + entity_index[iri], "mention", 1.0)
+    # About: a note and the entities its title names (the note is their page), whatever kind each was given.
+    named: dict[str, list[int]] = {}
+    for index, name in enumerate(entity_names):
+        named.setdefault(v.normalise_label(name), []).append(index)
+    for i, title in enumerate(documents["title"].to_list()):
+        for entity in named.get(v.normalise_label(title), ()):
+            add(i, n_pass + entity, "about", 1.0)
     # Note links: a 'links to' target resolves to the note whose title (or file stem) it names.
     by_title: dict[str, int] = {}
     for i, (title, path) in enumerate(zip(documents["title"].to_list(), documents["path"].to_list())):

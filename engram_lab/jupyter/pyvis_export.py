@@ -9,7 +9,7 @@ from typing import Any
 # pyvis's page template links Bootstrap from a CDN even with resources in line; the graph does not need it.
 _REMOTE = re.compile(r"<link[^>]+href=\"https?://[^\"]+\"[^>]*>|<script[^>]+src=\"https?://[^\"]+\"[^>]*>\s*</script>")
 
-EDGE_COLORS = {"relation": "#4e79a7", "synonym": "#f28e2b", "hierarchy": "#59a14f", "mention": "#bab0ac", "link": "#b07aa1"}
+EDGE_COLORS = {"relation": "#4e79a7", "synonym": "#f28e2b", "hierarchy": "#59a14f", "mention": "#bab0ac", "link": "#b07aa1", "about": "#76b7b2"}
 
 
 def to_pyvis(graph: dict[str, Any], path: str | Path, title: str = "engram subgraph") -> Path:

@@ -16,6 +16,7 @@ import numpy as np
 
 from engram_lab.index.retrieval_index import RetrievalData
 from engram_lab.retrieve.results import SearchResult
+from engram_lab.retrieve.scoring import top_positive
 
 BRIDGE_DEPTH = 3
 RESERVED_SHARE = 0.3
@@ -64,7 +65,7 @@ def _fact_line(data: RetrievalData, fact: int, paths: dict[str, str]) -> Evidenc
 def assemble(data: RetrievalData, results: list[SearchResult], entity_scores: np.ndarray, seed_entities: list[int],
              budget_chars: int = 6000) -> str:
     paths = dict(zip(data.documents["doc_id"].to_list(), data.documents["path"].to_list()))
-    top_entities = [int(i) for i in np.argsort(-entity_scores)[:5] if entity_scores[i] > 0] if entity_scores.size else []
+    top_entities = top_positive(entity_scores, 5)
     bridges = bridge_entities(data.entity_neighbours, seed_entities[:5])
     subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
     wanted = set(top_entities) | bridges

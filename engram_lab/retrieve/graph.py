@@ -10,6 +10,7 @@ from engram_lab.index.retrieval_index import RetrievalData
 from engram_lab.retrieve.settings import EdgeWeights
 
 ENTITY_EDGE_TYPES = ("relation", "hierarchy", "synonym")
+EDGE_TYPES = (*ENTITY_EDGE_TYPES, "mention", "link", "about")  # every type the retrieval graph holds
 
 
 def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: float, types: tuple[str, ...] | None = None,
@@ -20,7 +21,8 @@ def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: floa
     ``blocked``: entity pairs judged distinct, dropped from the embedding synonyms.
     """
     n = data.n_passages + data.n_entities
-    per_type = {"relation": weights.relation, "hierarchy": weights.hierarchy, "mention": weights.mention, "link": weights.link}
+    per_type = {"relation": weights.relation, "hierarchy": weights.hierarchy, "mention": weights.mention, "link": weights.link,
+                "about": weights.about}
     rows, cols, vals = [], [], []
     edges = data.edges if judged is None or judged.is_empty() else pl.concat([data.edges, judged], how="vertical")
     per_type["synonym"] = weights.synonym

@@ -36,6 +36,23 @@ class Ranking:
     reset: np.ndarray | None
 
 
+def top_positive(values: np.ndarray, k: int) -> list[int]:
+    """Indices of the ``k`` largest positive values, best first, ties in index order (as a stable sort).
+
+    Partitions instead of sorting everything: ranking 100,000 entity scores for five of them
+    was a visible part of a fast search.
+    """
+    if k <= 0 or values.size == 0:
+        return []
+    if k < values.size:
+        kth = np.partition(values, values.size - k)[values.size - k]  # the k-th largest value
+        candidates = np.flatnonzero((values >= kth) & (values > 0))
+    else:
+        candidates = np.flatnonzero(values > 0)
+    order = candidates[np.lexsort((candidates, -values[candidates]))]
+    return [int(i) for i in order[:k]]
+
+
 def _normalise_sum(values: dict[int, float]) -> dict[int, float]:
     total = sum(values.values())
     return {k: v / total for k, v in values.items()} if total > 0 else {}

@@ -29,7 +29,7 @@ from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.retrieve.results import assemble_context
-from engram_lab.retrieve.scoring import Ranking, SeedScores, doc_max, hipporag2_rank, rank
+from engram_lab.retrieve.scoring import Ranking, SeedScores, doc_max, hipporag2_rank, rank, top_positive
 from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
 from engram_lab.vault.root import require_vault
 
@@ -184,7 +184,7 @@ class Searcher:
                     entity_cos=entity_cos, fact_cos=fact_cos)
 
     def _results(self, data: RetrievalData, ranking: Ranking, k: int) -> list[SearchResult]:
-        order = [int(i) for i in np.argsort(-ranking.doc_scores, kind="stable") if ranking.doc_scores[i] > 0][:k]
+        order = top_positive(ranking.doc_scores, k)
         section_scores = ranking.seeds.section_scores
         doc_index = data.sections["doc_index"].to_numpy()
         results = []

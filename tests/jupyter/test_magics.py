@@ -10,6 +10,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from engram_lab.jupyter.display import View
 from engram_lab.resolve.service import resolution_state
+from engram_lab.retrieve.graph import EDGE_TYPES
 from engram_lab.sample import copy_sample_vault
 
 
@@ -102,7 +103,7 @@ def test_activation_panel_caps_nodes_and_lists_mentions_on_click(shell, tmp_path
     panel = engram(shell, 'activation "Who works at the Northern Estuary Research Institute?" --limit 40')
     graph = panel.graph
     assert 0 < graph["shown"] <= 40 and any(n["seed"] > 0 for n in graph["nodes"]) and any(n["won"] for n in graph["nodes"])
-    assert {e["type"] for e in graph["edges"]} <= {"relation", "synonym", "hierarchy", "mention", "link"}
+    assert {e["type"] for e in graph["edges"]} <= set(EDGE_TYPES)
     entity = next(n for n in graph["nodes"] if n["type"] == "entity")
     panel._handle_custom_msg({"type": "node", "id": entity["id"]}, [])
     assert panel.selected == entity["label"] and isinstance(panel.mentions, list)

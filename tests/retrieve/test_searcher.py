@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
+import polars as pl
 import pytest
 
 from engram_lab.errors import EngramError
@@ -118,3 +119,13 @@ def test_csls_follows_the_extractor_unless_set(searcher, vault, tmp_path):
     imported = Searcher(vault, embedder_factory=BagOfWordsEmbedder)
     imported.search("Where was the director of Blue Harbour born?", k=3)
     assert imported.loaded_data.facts_from_language_model is True  # three of four notes' facts are imported
+
+
+def test_a_note_is_joined_to_the_entity_its_title_names(searcher):
+    data = searcher._load_data(allow_stale=False)
+    about = data.edges.filter(pl.col("type") == "about")
+    names = data.entities["name"].to_list()
+    paths = data.documents["path"].to_list()
+    pairs = {(paths[s], names[d - data.n_passages]) for s, d in zip(about["src"].to_list(), about["dst"].to_list())}
+    assert {("person.md", "Ana Ruiz"), ("city.md", "Porto Velho"), ("film.md", "Blue Harbour")} <= pairs
+    assert all(paths[s] != "other.md" or names[d - data.n_passages] == "Green Valley" for s, d in zip(about["src"].to_list(), about["dst"].to_list()))

@@ -1,7 +1,7 @@
 // Personalized PageRank activation: seeds, where activation spread, edge types and weights, and which
 // passages won. Nodes sized by activation; a click asks the kernel for the node's mentions.
 // A small force layout written here (no library, no CDN); the kernel caps the nodes sent (500).
-const COLORS = { relation: "#4e79a7", synonym: "#f28e2b", hierarchy: "#59a14f", mention: "#bab0ac", link: "#b07aa1" };
+const COLORS = { relation: "#4e79a7", synonym: "#f28e2b", hierarchy: "#59a14f", mention: "#bab0ac", link: "#b07aa1", about: "#76b7b2" };
 
 function esc(text) {
   const div = document.createElement("div");
