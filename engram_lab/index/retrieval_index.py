@@ -20,7 +20,7 @@ import polars as pl
 from engram_lab.graph import vocabulary as v
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
-from engram_lab.index.publish import publish_index
+from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.retrieve.csls import DEFAULT_K, density_of, local_density, nearest_neighbours
 from engram_lab.state.db import engram_dir, open_ledger
@@ -293,6 +293,18 @@ def load(folder: Path) -> RetrievalData:
     frames = {name: pl.read_parquet(folder / f"{name}.parquet") for name in _FRAMES}
     arrays = {name: np.load(folder / f"{name}.npy") for name in _ARRAYS}
     return RetrievalData(folder=folder, model=meta["model"], **frames, **arrays)
+
+
+def published_retrieval_index(vault: Path) -> Path | None:
+    """The last published retrieval index, however stale, if this version can read it (for ``auto``)."""
+    folder = current_index_dir(index_dir(vault), RETRIEVAL_INDEX)
+    if folder is None:
+        return None
+    try:
+        meta = json.loads((folder / "meta.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return folder if meta.get("format") == INDEX_FORMAT else None
 
 
 def refresh_retrieval_index(vault: Path, embedder: Embedder) -> Path:

@@ -15,12 +15,11 @@ from pathlib import Path
 import numpy as np
 
 from engram_lab.errors import EngramError
-from engram_lab.index.derived import index_dir, refresh_keyword_index
+from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder
 from engram_lab.state.db import engram_dir
 from engram_lab.index.keyword import KeywordIndex
-from engram_lab.index.publish import current_index_dir
-from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, RetrievalData, load, refresh_retrieval_index
+from engram_lab.index.retrieval_index import RetrievalData, load, published_retrieval_index, refresh_retrieval_index
 from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.lexical import LexicalMatcher
@@ -80,7 +79,7 @@ class Searcher:
 
     def _load_data(self, allow_stale: bool) -> RetrievalData | None:
         if allow_stale:
-            folder = current_index_dir(index_dir(self.vault), RETRIEVAL_INDEX)
+            folder = published_retrieval_index(self.vault)  # an older version's layout reads as none
         else:
             folder = refresh_retrieval_index(self.vault, self.embedder())
         if folder is None:

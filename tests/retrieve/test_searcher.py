@@ -129,3 +129,18 @@ def test_a_note_is_joined_to_the_entity_its_title_names(searcher):
     pairs = {(paths[s], names[d - data.n_passages]) for s, d in zip(about["src"].to_list(), about["dst"].to_list())}
     assert {("person.md", "Ana Ruiz"), ("city.md", "Porto Velho"), ("film.md", "Blue Harbour")} <= pairs
     assert all(paths[s] != "other.md" or names[d - data.n_passages] == "Green Valley" for s, d in zip(about["src"].to_list(), about["dst"].to_list()))
+
+
+def test_auto_reads_no_index_of_an_older_layout(searcher, vault):
+    import json
+
+    from engram_lab.index.retrieval_index import INDEX_FORMAT, published_retrieval_index
+
+    searcher.search("Ana Ruiz", k=3)  # publishes the retrieval index
+    folder = published_retrieval_index(vault)
+    assert folder is not None
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps(meta | {"format": INDEX_FORMAT - 1}))  # as an older version left it
+    outcome = Searcher(vault, embedder_factory=BagOfWordsEmbedder).search("Ana Ruiz", k=3, mode="auto")
+    assert outcome.ranking is None and outcome.results  # BM25 over the notes, not a misread graph
+    assert outcome.context.startswith("[partial and possibly stale")
