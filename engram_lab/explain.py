@@ -56,7 +56,7 @@ def entity_summary(vault: Path, text: str, limit: int = 50) -> EntitySummary:
     i = find_entity(view, text)
     iri = view.iris[i]
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
-    paths = dict(zip(data.documents["doc_id"].to_list(), data.documents["path"].to_list()))
+    paths = data.doc_paths
     summary = EntitySummary(iri, view.names[i], view.kinds[i], view.labels[i])
     for row in tables.read("mentions").filter(pl.col("entity_iri") == iri).head(limit).iter_rows(named=True):
         summary.mentions.append({"path": paths.get(row["doc_id"], "?"), "cell_id": row["cell_id"], "start": row["start"],
@@ -143,7 +143,7 @@ def entity_mentions(vault: Path, data: RetrievalData, entity_index: int, limit: 
     """Where an entity node of the retrieval graph is mentioned (for a click in the activation panel)."""
     iri = data.entities["entity_iri"][entity_index]
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
-    paths = dict(zip(data.documents["doc_id"].to_list(), data.documents["path"].to_list()))
+    paths = data.doc_paths
     rows = tables.read("mentions").filter(pl.col("entity_iri") == iri).head(limit)
     return [{"path": paths.get(r["doc_id"], "?"), "cell_id": r["cell_id"], "start": r["start"], "end": r["end"],
              "surface": r["surface"]} for r in rows.iter_rows(named=True)]

@@ -10,10 +10,11 @@ generation they were built from.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
-from engram_lab.state.db import engram_dir, open_ledger
+from engram_lab.state.db import OVERLAY_GENERATION, engram_dir, open_ledger, read_counter
 from engram_lab.state.documents import DocumentTable
 
 KEYWORD_INDEX = "keyword"
@@ -31,25 +32,33 @@ def read_generation(folder: Path) -> int | None:
         return None
 
 
-def ledger_generation(vault: Path) -> int:
+class LedgerCounters(NamedTuple):
+    sections: int  # moves with every change to the notes' sections (derived indexes compare against it)
+    overlay: int  # moves with every judgment, verdict or supersession change
+
+
+def ledger_counters(vault: Path) -> LedgerCounters:
+    """Both counters in one ledger read: a search checks them once, not once per index it consults."""
     conn = open_ledger(vault)
     try:
-        return DocumentTable(conn).generation()
+        return LedgerCounters(DocumentTable(conn).generation(), read_counter(conn, OVERLAY_GENERATION))
     finally:
         conn.close()
 
 
-def current_if_fresh(vault: Path, name: str) -> Path | None:
-    """The published folder of index ``name`` when it matches the ledger's generation, else None."""
+def current_if_fresh(vault: Path, name: str, generation: int | None = None) -> Path | None:
+    """The published folder of index ``name`` when it matches the ledger's generation (read here unless given), else None."""
     folder = current_index_dir(index_dir(vault), name)
-    if folder is not None and read_generation(folder) == ledger_generation(vault):
-        return folder
-    return None
+    if folder is None:
+        return None
+    if generation is None:
+        generation = ledger_counters(vault).sections
+    return folder if read_generation(folder) == generation else None
 
 
-def refresh_keyword_index(vault: Path) -> Path:
+def refresh_keyword_index(vault: Path, generation: int | None = None) -> Path:
     """The current BM25 index folder, rebuilt first when the ledger moved on."""
-    fresh = current_if_fresh(vault, KEYWORD_INDEX)
+    fresh = current_if_fresh(vault, KEYWORD_INDEX, generation)
     if fresh is not None:
         return fresh
     conn = open_ledger(vault)

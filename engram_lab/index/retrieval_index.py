@@ -73,6 +73,19 @@ class RetrievalData:
         return {iri: i for i, iri in enumerate(self.entities["entity_iri"].to_list())}
 
     @cached_property
+    def doc_paths(self) -> dict[str, str]:
+        """Document id -> vault path, built once per loaded index."""
+        return dict(zip(self.documents["doc_id"].to_list(), self.documents["path"].to_list()))
+
+    @cached_property
+    def facts_by_subject(self) -> dict[int, list[int]]:
+        """Entity index -> the facts it is the subject of (ascending), so evidence lookups touch only those."""
+        out: dict[int, list[int]] = {}
+        for fact, subject in enumerate(self.facts["s"].to_list()):
+            out.setdefault(subject, []).append(fact)
+        return out
+
+    @cached_property
     def facts_from_language_model(self) -> bool:
         """Whether most facts come from a language model (the LLM extractor or imported triples), not the heuristic one."""
         if self.facts.is_empty():
@@ -295,21 +308,28 @@ def load(folder: Path) -> RetrievalData:
     return RetrievalData(folder=folder, model=meta["model"], **frames, **arrays)
 
 
-def published_retrieval_index(vault: Path) -> Path | None:
-    """The last published retrieval index, however stale, if this version can read it (for ``auto``)."""
-    folder = current_index_dir(index_dir(vault), RETRIEVAL_INDEX)
-    if folder is None:
-        return None
+def layout_is_current(folder: Path) -> bool:
+    """Whether this version wrote the index in ``folder`` (an older layout is rebuilt, never misread)."""
     try:
-        meta = json.loads((folder / "meta.json").read_text())
+        return json.loads((folder / "meta.json").read_text()).get("format") == INDEX_FORMAT
     except (OSError, ValueError):
-        return None
-    return folder if meta.get("format") == INDEX_FORMAT else None
+        return False
 
 
-def refresh_retrieval_index(vault: Path, embedder: Embedder) -> Path:
+def published_retrieval_index(vault: Path, known: Path | None = None) -> Path | None:
+    """The last published retrieval index, however stale, if this version can read it (for ``auto``).
+
+    ``known``: a folder already loaded and checked, so a search does not reread its metadata.
+    """
+    folder = current_index_dir(index_dir(vault), RETRIEVAL_INDEX)
+    if folder is None or folder == known:
+        return folder
+    return folder if layout_is_current(folder) else None
+
+
+def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | None = None) -> Path:
     """The current retrieval index folder, rebuilt first when the ledger moved on (or the model changed)."""
-    fresh = current_if_fresh(vault, RETRIEVAL_INDEX)
+    fresh = current_if_fresh(vault, RETRIEVAL_INDEX, generation)
     if fresh is not None:
         meta = json.loads((fresh / "meta.json").read_text())
         if meta.get("model") == embedder.name and meta.get("format") == INDEX_FORMAT:

@@ -64,14 +64,15 @@ def _fact_line(data: RetrievalData, fact: int, paths: dict[str, str]) -> Evidenc
 
 def assemble(data: RetrievalData, results: list[SearchResult], entity_scores: np.ndarray, seed_entities: list[int],
              budget_chars: int = 6000) -> str:
-    paths = dict(zip(data.documents["doc_id"].to_list(), data.documents["path"].to_list()))
+    paths = data.doc_paths
     top_entities = top_positive(entity_scores, 5)
     bridges = bridge_entities(data.entity_neighbours, seed_entities[:5])
     subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
     wanted = set(top_entities) | bridges
-    chosen = np.isin(subjects, list(wanted)) & np.isin(objects, list(wanted | set(seed_entities)))
+    ends = wanted | set(seed_entities)
+    chosen = sorted(f for e in wanted for f in data.facts_by_subject.get(e, ()) if int(objects[f]) in ends)
     evidence: list[EvidenceLine] = []
-    for f in np.flatnonzero(chosen):
+    for f in chosen:
         line = _fact_line(data, int(f), paths)
         kind = "bridge" if {int(subjects[f]), int(objects[f])} & bridges else "relation"
         evidence.append(EvidenceLine(line.text, line.doc, line.span, kind))

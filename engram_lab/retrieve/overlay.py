@@ -50,14 +50,6 @@ class OverlaySnapshot:
     paths: dict[str, str] = field(default_factory=dict)  # doc_id -> vault-relative path, for labels
 
 
-def overlay_generation(vault: Path) -> int:
-    conn = open_ledger(vault)
-    try:
-        return read_counter(conn, OVERLAY_GENERATION)
-    finally:
-        conn.close()
-
-
 def load_overlay(vault: Path) -> OverlaySnapshot:
     conn = open_ledger(vault)
     try:

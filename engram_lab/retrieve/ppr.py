@@ -8,10 +8,24 @@ against ``networkx.pagerank(personalization=...)``.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
+
+# Above this many stored edges a single-precision step is split into row blocks multiplied on all
+# cores (scipy's sparse product releases the GIL): on 2 cores and 2.4 M entries, 1.9 -> ~1.4 ms per
+# step, auto p50 22 -> 19 ms. Double-precision walks stay whole: `full` walks right after the query
+# encoder, whose threads still hold the cores, and measured slower split (p50 120 -> 133 ms).
+PARALLEL_MIN_NNZ = 500_000
+
+
+@lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="engram-ppr")
 
 
 @dataclass(frozen=True)
@@ -20,15 +34,27 @@ class WalkGraph:
 
     transition_t: sp.csr_matrix
     dangling: np.ndarray  # indices of nodes without out-edges
+    blocks: tuple[sp.csr_matrix, ...] = ()  # row blocks of ``transition_t`` for a parallel step (large graphs only)
 
     @classmethod
     def of(cls, transition_t: sp.csr_matrix) -> WalkGraph:
         out_weight = np.asarray(transition_t.sum(axis=0)).ravel()
         return cls(transition_t, np.flatnonzero(out_weight == 0))
 
+    def step(self, scores: np.ndarray) -> np.ndarray:
+        """``transition_t @ scores``, on all cores when the graph is large."""
+        if len(self.blocks) < 2:
+            return self.transition_t @ scores
+        return np.concatenate(list(_pool().map(lambda block: block @ scores, self.blocks)))
+
     @property
     def size(self) -> int:
         return int(self.transition_t.shape[0])
+
+    def single_precision(self) -> WalkGraph:
+        """The same graph in float32: a quarter less memory traffic per step, for walks stopped early (1e-3)."""
+        single = self.transition_t.astype(np.float32)
+        return WalkGraph(single, self.dangling, _row_blocks(single))
 
 
 def transition_matrix(adjacency: sp.spmatrix) -> WalkGraph:
@@ -40,6 +66,16 @@ def transition_matrix(adjacency: sp.spmatrix) -> WalkGraph:
     return WalkGraph(transition_t, np.flatnonzero(out_weight == 0))
 
 
+def _row_blocks(matrix: sp.csr_matrix) -> tuple[sp.csr_matrix, ...]:
+    """Row blocks holding about equal numbers of entries, one per core, or none for a small graph."""
+    workers = os.cpu_count() or 1
+    if workers < 2 or matrix.nnz < PARALLEL_MIN_NNZ:
+        return ()
+    cuts = np.searchsorted(matrix.indptr, np.linspace(0, matrix.nnz, workers + 1)[1:-1])
+    bounds = [0, *(int(c) for c in cuts), matrix.shape[0]]
+    return tuple(matrix[a:b] for a, b in zip(bounds, bounds[1:]) if b > a)
+
+
 def personalized_pagerank(
     graph: WalkGraph,
     reset: np.ndarray,
@@ -47,20 +83,26 @@ def personalized_pagerank(
     tol: float = 1e-10,
     max_iter: int = 200,
 ) -> np.ndarray:
-    """Stationary scores for restart distribution ``reset`` (normalised here); ``damping`` = 1 - restart probability."""
+    """Stationary scores for restart distribution ``reset`` (normalised here); ``damping`` = 1 - restart probability.
+
+    Computed in the matrix's precision: a float32 graph cannot resolve changes much below 1e-6.
+    """
     if not 0.0 <= damping < 1.0:
         raise ValueError("damping must be in [0, 1)")
     total = float(reset.sum())
     if total <= 0:
         return np.zeros(graph.size)
-    reset = reset / total
+    dtype = graph.transition_t.dtype
+    reset = (reset / total).astype(dtype, copy=False)
     restart = (1.0 - damping) * reset
     scores = reset.copy()
     for _ in range(max_iter):
-        spread = graph.transition_t @ scores
-        lost = scores[graph.dangling].sum()
-        new = restart + damping * (spread + lost * reset)
-        if np.abs(new - scores).sum() < tol:
-            return new
+        new = graph.step(scores)
+        new += scores[graph.dangling].sum() * reset  # mass on dead ends restarts
+        new *= damping
+        new += restart
+        change = float(np.abs(new - scores).sum())
         scores = new
-    return scores
+        if change < tol:
+            break
+    return scores.astype(np.float64, copy=False)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from engram_lab.errors import EngramError
-from engram_lab.index.derived import refresh_keyword_index
+from engram_lab.index.derived import LedgerCounters, ledger_counters, refresh_keyword_index
 from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder
 from engram_lab.state.db import engram_dir
 from engram_lab.index.keyword import KeywordIndex
@@ -23,7 +23,7 @@ from engram_lab.index.retrieval_index import RetrievalData, load, published_retr
 from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.lexical import LexicalMatcher
-from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges, overlay_generation
+from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges
 from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.keyword_search import KeywordSearcher
@@ -77,11 +77,11 @@ class Searcher:
             self._embedder = self.embedder_factory()
         return self._embedder
 
-    def _load_data(self, allow_stale: bool) -> RetrievalData | None:
+    def _load_data(self, allow_stale: bool, generation: int | None = None) -> RetrievalData | None:
         if allow_stale:
-            folder = published_retrieval_index(self.vault)  # an older version's layout reads as none
+            folder = published_retrieval_index(self.vault, known=self._data.folder if self._data else None)
         else:
-            folder = refresh_retrieval_index(self.vault, self.embedder())
+            folder = refresh_retrieval_index(self.vault, self.embedder(), generation)
         if folder is None:
             return None
         if self._data is None or self._data.folder != folder:
@@ -102,15 +102,17 @@ class Searcher:
                 cache.close()
         return self._anchor[1]
 
-    def _keyword_index(self) -> KeywordIndex:
-        folder = refresh_keyword_index(self.vault)
+    def _keyword_index(self, generation: int | None = None) -> KeywordIndex:
+        folder = refresh_keyword_index(self.vault, generation)
         if self._keyword is None or folder != self._keyword_folder:
             self._keyword, self._keyword_folder = KeywordIndex.load(folder), folder
         return self._keyword
 
-    def _current_overlay(self) -> OverlaySnapshot:
+    def _current_overlay(self, generation: int | None = None) -> OverlaySnapshot:
         """Judgments and supersessions, reloaded only when the ledger's overlay generation moved."""
-        if self._overlay is None or overlay_generation(self.vault) != self._overlay.generation:
+        if generation is None:
+            generation = ledger_counters(self.vault).overlay
+        if self._overlay is None or generation != self._overlay.generation:
             self._overlay = load_overlay(self.vault)
         return self._overlay
 
@@ -121,7 +123,12 @@ class Searcher:
             judged = overlay_edges(data, overlay) if overlay else None
             blocked = blocked_synonyms(data, overlay) if overlay else None
             self._walks[key] = transition_matrix(adjacency(data, settings.edges, settings.synonym_threshold, types, judged, blocked))
-        return self._walks[key]
+        if not settings.ppr_single_precision:
+            return self._walks[key]
+        single = (*key, "float32")
+        if single not in self._walks:
+            self._walks[single] = self._walks[key].single_precision()
+        return self._walks[single]
 
     # -- searching -----------------------------------------------------------
     def search(self, query: str, k: int = 10, mode: str = "full", settings: RetrievalSettings | None = None) -> SearchOutcome:
@@ -131,8 +138,9 @@ class Searcher:
             raise EngramError(f"unknown search mode {mode!r}; available: {', '.join(MODES)}")
         started = time.perf_counter()
         chosen = settings or settings_for(mode, self.base)
-        overlay = self._current_overlay()  # one ledger read per search, shared by the walk and the labels
-        data = None if mode == "keyword" else self._load_data(allow_stale=not chosen.needs_embeddings)
+        counters = ledger_counters(self.vault)  # one ledger read per search, shared by every index it consults
+        overlay = self._current_overlay(counters.overlay)
+        data = None if mode == "keyword" else self._load_data(allow_stale=not chosen.needs_embeddings, generation=counters.sections)
         if mode == "auto":
             k = min(k, AUTO_MAX_RESULTS)
         if data is None or data.n_passages == 0:
@@ -144,7 +152,7 @@ class Searcher:
             if mode == "auto":
                 context = f"[{AUTO_HEADER}]\n\n{context}"
             return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started)
-        ranking = self._rank(data, query, mode, chosen, overlay)
+        ranking = self._rank(data, query, mode, chosen, overlay, counters)
         results = label_superseded(self._results(data, ranking, k), overlay)
         seeds = sorted(_seed_entities(data, ranking), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
         context = assemble(data, results, ranking.entity_scores, seeds)
@@ -152,7 +160,8 @@ class Searcher:
             context = f"[{AUTO_HEADER}]\n\n{context}"
         return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started)
 
-    def _rank(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings, overlay: OverlaySnapshot) -> Ranking:
+    def _rank(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings, overlay: OverlaySnapshot,
+              counters: LedgerCounters) -> Ranking:
         settings = settings.for_facts(data.facts_from_language_model)
         q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
         section_cos = data.section_vectors @ q if q is not None else None
@@ -165,7 +174,7 @@ class Searcher:
         bm25 = np.zeros(data.sections.height)
         if settings.bm25 > 0:
             position = data.section_position
-            for hit in self._keyword_index().search(query, 50):
+            for hit in self._keyword_index(counters.sections).search(query, 50):
                 if hit.key in position:
                     bm25[position[hit.key]] = hit.score
         lexical = {}

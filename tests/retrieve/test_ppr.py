@@ -45,3 +45,20 @@ def test_dangling_nodes_are_found_once_per_graph():
     assert WalkGraph.of(graph.transition_t).dangling.tolist() == [2]
     scores = personalized_pagerank(graph, np.array([1.0, 0, 0, 0]))
     assert scores.sum() == pytest.approx(1.0)
+
+
+def test_a_large_single_precision_graph_steps_in_parallel_blocks_with_the_same_result(monkeypatch):
+    import engram_lab.retrieve.ppr as ppr
+
+    monkeypatch.setattr(ppr, "PARALLEL_MIN_NNZ", 10)
+    monkeypatch.setattr(ppr.os, "cpu_count", lambda: 3)
+    rng = np.random.default_rng(4)
+    adjacency = sp.random(200, 200, density=0.05, random_state=5, format="csr")
+    whole = transition_matrix(adjacency + adjacency.T)
+    assert whole.blocks == ()  # double precision: one product
+    single = whole.single_precision()
+    assert len(single.blocks) == 3 and sum(b.shape[0] for b in single.blocks) == 200
+    reset = rng.random(200)
+    unsplit = WalkGraph(single.transition_t, single.dangling)
+    assert np.allclose(personalized_pagerank(single, reset, tol=1e-6), personalized_pagerank(unsplit, reset, tol=1e-6), atol=1e-7)
+    assert np.abs(personalized_pagerank(single, reset, tol=1e-6) - personalized_pagerank(whole, reset, tol=1e-12)).sum() < 1e-5
