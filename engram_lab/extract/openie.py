@@ -19,6 +19,7 @@ from engram_lab.extract.segment import Segment
 from engram_lab.vault.model import DocumentModel, Span
 
 IMPORT_VERSION = "1"
+IMPORT_PREFIX = "import:"  # extractor name of imported triples: import:<model>
 _NEAR = 400  # a triple's span covers subject and object only when they stand this close
 
 
@@ -98,7 +99,7 @@ class ImportedExtractor:
 
     def __init__(self, model: str, records: dict[str, OpenIERecord]) -> None:
         self.model = model
-        self.name = f"import:{model}"
+        self.name = f"{IMPORT_PREFIX}{model}"
         self.records = records
 
     def extract(self, doc: DocumentModel, segments: list[Segment]) -> Extraction:

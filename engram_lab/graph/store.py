@@ -70,7 +70,7 @@ class GraphStore:
         if not self._store.contains_named_graph(node):
             # A new graph: one transactional insert, without building and parsing SPARQL text
             # (the bulk of a cold index run; about 30 % faster per document).
-            self._store.extend(Quad(q.subject, q.predicate, q.object, node) for q in quads)
+            self._store.extend(q if q.graph_name == node else Quad(q.subject, q.predicate, q.object, node) for q in quads)
             return
         body = " .\n".join(f"{q.subject} {q.predicate} {q.object}" for q in quads)
         update = f"DROP SILENT GRAPH <{graph}>"

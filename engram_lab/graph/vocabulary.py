@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 from urllib.parse import quote
 
 from pyoxigraph import NamedNode
@@ -110,6 +111,7 @@ def _digest(*parts: str, length: int = 20) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:length]
 
 
+@lru_cache(maxsize=1 << 16)  # pure, and called for every mention, relation end and lookup: names repeat
 def normalise_label(text: str) -> str:
     """Case-, accent-width- and punctuation-insensitive form of a name: 'Dr. A. Okafor' -> 'dr-a-okafor'."""
     folded = unicodedata.normalize("NFKC", text).casefold()
@@ -135,12 +137,14 @@ def activity_iri(doc_id: str) -> str:
     return f"{document_iri(doc_id)}#extraction"
 
 
+@lru_cache(maxsize=1 << 16)
 def entity_iri(name: str, kind: str) -> str:
     """Derived from the normalised surface form and the kind: the same name and kind, the same IRI."""
     norm = normalise_label(name) or _digest(name, length=12)
     return f"{ENTITY_PREFIX}{kind.lower()}:{quote(norm, safe='-')}"
 
 
+@lru_cache(maxsize=1 << 12)
 def relation_iri(predicate: str) -> str:
     norm = normalise_label(predicate).replace("-", "_") or "related_to"
     return f"{RELATION_PREFIX}{quote(norm, safe='_')}"

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from engram_lab.extract.openie import IMPORT_PREFIX
 from engram_lab.graph import vocabulary as v
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
@@ -107,7 +108,7 @@ class RetrievalData:
 
 
 def is_language_model(extractor: str | None) -> bool:
-    return extractor is not None and (extractor == "llm" or extractor.startswith("import:"))
+    return extractor is not None and (extractor == "llm" or extractor.startswith(IMPORT_PREFIX))
 
 
 def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
