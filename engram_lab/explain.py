@@ -56,7 +56,7 @@ def entity_summary(vault: Path, text: str, limit: int = 50) -> EntitySummary:
     i = find_entity(view, text)
     iri = view.iris[i]
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
-    paths = data.doc_paths
+    paths = dict(zip(data.documents["doc_id"].to_list(), data.documents["path"].to_list()))
     summary = EntitySummary(iri, view.names[i], view.kinds[i], view.labels[i])
     for row in tables.read("mentions").filter(pl.col("entity_iri") == iri).head(limit).iter_rows(named=True):
         summary.mentions.append({"path": paths.get(row["doc_id"], "?"), "cell_id": row["cell_id"], "start": row["start"],

@@ -33,11 +33,11 @@ def test_sidebar_lists_searches_and_opens_a_note_at_the_span(lab, browser, artif
 
     page.locator(".jp-engram-search").fill("Which sensors replaced the Halden CT-200?")
     page.locator(".jp-engram-search").press("Enter")
-    first = page.locator(".jp-engram-result-link").first
-    first.wait_for(timeout=120_000)
+    page.locator(".jp-engram-result-link").first.wait_for(timeout=120_000)
     _shot(sidebar, artifacts / "07-sidebar-search.png")
-    target = first.inner_text()
-    first.click()
+    result = page.locator(".jp-engram-result-link", has_text="sensor-review").first  # the decision note, among the top results
+    target = result.inner_text()
+    result.click()
     editor = page.locator(".jp-FileEditor").first
     editor.wait_for(timeout=60_000)
     page.locator(".lm-TabBar-tab.lm-mod-current", has_text=target.split("/")[-1][:20]).first.wait_for(timeout=30_000)
@@ -51,7 +51,7 @@ def test_sidebar_lists_searches_and_opens_a_note_at_the_span(lab, browser, artif
     page.keyboard.press("Enter")
     dialog = page.locator(".jp-Dialog", has=page.locator(".jp-engram-triples")).first
     dialog.wait_for(timeout=60_000)
-    assert dialog.locator("tr").count() > 2 and "triples from meetings/" in dialog.inner_text()
+    assert dialog.locator("tr").count() > 2 and f"triples from {target}" in dialog.inner_text()  # the note just opened
     dialog.screenshot(path=str(artifacts / "07-provenance-dialog.png"))
     dialog.locator("button", has_text="Ok").click()
 
