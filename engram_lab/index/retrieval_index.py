@@ -309,12 +309,16 @@ def load(folder: Path) -> RetrievalData:
     return RetrievalData(folder=folder, model=meta["model"], **frames, **arrays)
 
 
+def _meta(folder: Path) -> dict[str, object]:
+    try:
+        return json.loads((folder / "meta.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 def layout_is_current(folder: Path) -> bool:
     """Whether this version wrote the index in ``folder`` (an older layout is rebuilt, never misread)."""
-    try:
-        return json.loads((folder / "meta.json").read_text()).get("format") == INDEX_FORMAT
-    except (OSError, ValueError):
-        return False
+    return _meta(folder).get("format") == INDEX_FORMAT
 
 
 def published_retrieval_index(vault: Path, known: Path | None = None) -> Path | None:
@@ -332,8 +336,8 @@ def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | N
     """The current retrieval index folder, rebuilt first when the ledger moved on (or the model changed)."""
     fresh = current_if_fresh(vault, RETRIEVAL_INDEX, generation)
     if fresh is not None:
-        meta = json.loads((fresh / "meta.json").read_text())
-        if meta.get("model") == embedder.name and meta.get("format") == INDEX_FORMAT:
+        meta = _meta(fresh)
+        if meta.get("format") == INDEX_FORMAT and meta.get("model") == embedder.name:
             return fresh
     def write(folder: Path) -> None:
         save(*build_retrieval_data(vault, embedder, folder), folder)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from engram_lab.errors import EngramError
-from engram_lab.index.derived import LedgerCounters, ledger_counters, refresh_keyword_index
+from engram_lab.index.derived import ledger_counters, refresh_keyword_index
 from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder
 from engram_lab.state.db import engram_dir
 from engram_lab.index.keyword import KeywordIndex
@@ -152,7 +152,7 @@ class Searcher:
             if mode == "auto":
                 context = f"[{AUTO_HEADER}]\n\n{context}"
             return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started)
-        ranking = self._rank(data, query, mode, chosen, overlay, counters)
+        ranking = self._rank(data, query, mode, chosen, overlay, counters.sections)
         results = label_superseded(self._results(data, ranking, k), overlay)
         seeds = sorted(_seed_entities(data, ranking), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
         context = assemble(data, results, ranking.entity_scores, seeds)
@@ -161,7 +161,7 @@ class Searcher:
         return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started)
 
     def _rank(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings, overlay: OverlaySnapshot,
-              counters: LedgerCounters) -> Ranking:
+              sections_generation: int) -> Ranking:
         settings = settings.for_facts(data.facts_from_language_model)
         q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
         section_cos = data.section_vectors @ q if q is not None else None
@@ -174,7 +174,7 @@ class Searcher:
         bm25 = np.zeros(data.sections.height)
         if settings.bm25 > 0:
             position = data.section_position
-            for hit in self._keyword_index(counters.sections).search(query, 50):
+            for hit in self._keyword_index(sections_generation).search(query, 50):
                 if hit.key in position:
                     bm25[position[hit.key]] = hit.score
         lexical = {}
