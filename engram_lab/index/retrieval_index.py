@@ -87,6 +87,28 @@ class RetrievalData:
         return out
 
     @cached_property
+    def fact_sections(self) -> np.ndarray:
+        """Per fact, the section row that states it (the last section of its cell starting at or before the
+        fact's span), or -1 when its document has no section; a fact without a span maps to its cell's first section."""
+        out = np.full(self.facts.height, -1, dtype=np.int64)
+        if self.facts.is_empty() or self.sections.is_empty():
+            return out
+        keys = [pl.col("doc_id"), pl.col("cell_id").fill_null("")]
+        sections = (self.sections.select(*keys, pl.col("start").fill_null(0), pl.int_range(pl.len()).alias("section"))
+                    .sort("start"))
+        facts = (self.facts.select(pl.col("evidence_doc").alias("doc_id"), pl.col("cell_id").fill_null(""),
+                                   pl.col("start").fill_null(0), pl.int_range(pl.len()).alias("fact"))
+                 .sort("start"))
+        joined = facts.join_asof(sections, on="start", by=["doc_id", "cell_id"], strategy="backward",
+                                check_sortedness=False)  # both sorted by start, hence within every group
+        # A fact whose span starts before its cell's first section (frontmatter, say) belongs to that first section.
+        first = sections.group_by(["doc_id", "cell_id"]).agg(pl.col("section").first().alias("first"))
+        joined = joined.join(first, on=["doc_id", "cell_id"], how="left").with_columns(pl.coalesce("section", "first").alias("section"))
+        found = joined.filter(pl.col("section").is_not_null())
+        out[found["fact"].to_numpy()] = found["section"].to_numpy()
+        return out
+
+    @cached_property
     def facts_from_language_model(self) -> bool:
         """Whether most facts come from a language model (the LLM extractor or imported triples), not the heuristic one."""
         if self.facts.is_empty():

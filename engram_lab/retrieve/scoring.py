@@ -97,8 +97,18 @@ def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections:
     return per_doc, per_section
 
 
+def fact_scores(data: RetrievalData, settings: RetrievalSettings, q_fact_cos: np.ndarray, q_section_cos: np.ndarray | None) -> np.ndarray:
+    """Query-fact cosines, plus ``fact_context`` times the query's cosine with the section stating each fact."""
+    if settings.fact_context <= 0 or q_section_cos is None or not q_section_cos.size:
+        return q_fact_cos
+    sections = data.fact_sections
+    context = np.where(sections >= 0, q_section_cos[np.maximum(sections, 0)], 0.0)
+    return q_fact_cos + settings.fact_context * context
+
+
 def entity_legs(data: RetrievalData, settings: RetrievalSettings, lexical: dict[int, float],
-                q_entity_cos: np.ndarray | None, q_fact_cos: np.ndarray | None, seeds: SeedScores) -> np.ndarray:
+                q_entity_cos: np.ndarray | None, q_fact_cos: np.ndarray | None, seeds: SeedScores,
+                q_section_cos: np.ndarray | None = None) -> np.ndarray:
     """The entity part of the reset vector: each leg normalised to sum 1, then weighted and added."""
     passages = data.entities["passages"].to_numpy().astype(float)
     out = np.zeros(data.n_entities)
@@ -112,6 +122,7 @@ def entity_legs(data: RetrievalData, settings: RetrievalSettings, lexical: dict[
         for i, s in _normalise_sum(seeds.entity_dense).items():
             out[i] += settings.entity_dense * s
     if settings.fact_dense > 0 and q_fact_cos is not None and q_fact_cos.size:
+        q_fact_cos = fact_scores(data, settings, q_fact_cos, q_section_cos)
         chosen = top_candidates(q_fact_cos, data.fact_density if settings.csls else None, settings.top_facts)
         seeds.facts = {int(i): max(float(q_fact_cos[i]), 0.0) for i in chosen}
         subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
@@ -129,7 +140,7 @@ def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | Non
     seeds = SeedScores()
     passage_doc, passage_section = passage_leg(data, settings, bm25_sections, section_cos)
     seeds.passages, seeds.section_scores = passage_doc, passage_section
-    entity_reset = entity_legs(data, settings, lexical, entity_cos, fact_cos, seeds)
+    entity_reset = entity_legs(data, settings, lexical, entity_cos, fact_cos, seeds, section_cos)
     p_total, e_total = passage_doc.sum(), entity_reset.sum()
     share = settings.passage_share if p_total > 0 and e_total > 0 else (1.0 if p_total > 0 else 0.0)
     reset = np.concatenate([

@@ -41,6 +41,12 @@ class RetrievalSettings:
     passage_share: float = 0.9  # share of the reset mass that starts on passages rather than entities
     top_entities: int = 5
     top_facts: int = 5
+    # A fact's seed score adds this share of the query's similarity to the section that states it, so a
+    # fact from a passage about the question beats a look-alike fact from an unrelated one. On musique-dev
+    # 0.25 raised Recall@2 / Recall@5 with both extractors (imported triples 0.478 / 0.748 -> 0.555 / 0.752,
+    # heuristic 0.440 / 0.695 -> 0.460 / 0.718; ALL@10 0.70 -> 0.70 and 0.66 -> 0.70); 0.35 and more cost the
+    # heuristic extractor ALL@10 (BENCHMARKS.md).
+    fact_context: float = 0.25
     passage_candidates: int = 0  # sections the dense passage leg keeps (0: every section, min-max scaled)
     # None: by extractor. On when most facts come from a language model (LLM extractor, imported triples),
     # off for the heuristic extractor: on musique-dev CSLS raised Recall@5 with GPT-3.5 triples

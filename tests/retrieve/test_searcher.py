@@ -144,3 +144,43 @@ def test_auto_reads_no_index_of_an_older_layout(searcher, vault):
     outcome = Searcher(vault, embedder_factory=BagOfWordsEmbedder).search("Ana Ruiz", k=3, mode="auto")
     assert outcome.ranking is None and outcome.results  # BM25 over the notes, not a misread graph
     assert outcome.context.startswith("[partial and possibly stale")
+
+
+def test_every_fact_maps_to_the_section_that_states_it(vault, write):
+    from tests.conftest import notebook_json
+
+    write("long.md", "# Harbour notes\n\nIntro text.\n\n## Film\n\nBlue Harbour is a film directed by Ana Ruiz.\n\n"
+                     "## City\n\nPorto Velho is the capital of Rondonia.\n")
+    write("study.ipynb", notebook_json([
+        {"cell_type": "markdown", "source": "# Study\n\nAna Ruiz was born in Porto Velho.\n"},
+        {"cell_type": "code", "source": "print(1)"},
+        {"cell_type": "markdown", "source": "## Later\n\nTom Hale was born in Lisbon.\n"},
+    ]))
+    index_vault(vault, progress=False)
+    data = Searcher(vault, embedder_factory=BagOfWordsEmbedder)._load_data(allow_stale=False)
+    assert data.facts.height >= 4 and data.facts["cell_id"].drop_nulls().len() > 0  # notebook cells too
+    sections = data.fact_sections
+    assert (sections >= 0).all()
+    for fact, section in zip(data.facts.iter_rows(named=True), sections):
+        row = data.sections.row(int(section), named=True)
+        assert (row["doc_id"], row["cell_id"]) == (fact["evidence_doc"], fact["cell_id"])
+        if fact["start"] is not None and fact["start"] >= row["start"]:
+            assert fact["start"] < row["end"]  # inside the section, not merely after its start
+    texts = {fact["text"]: data.sections["heading"][int(s)] for fact, s in zip(data.facts.iter_rows(named=True), sections)}
+    assert any("Ana Ruiz" in t and h == "Film" for t, h in texts.items())
+    assert any("Rondonia" in t and h == "City" for t, h in texts.items())
+
+
+def test_fact_seeds_lean_towards_facts_stated_where_the_question_points(searcher):
+    from engram_lab.retrieve.scoring import fact_scores
+
+    data = searcher._load_data(allow_stale=False)
+    flat = np.zeros(data.facts.height)
+    section_cos = np.zeros(data.sections.height)
+    film = data.sections["doc_id"].to_list().index(data.documents.filter(pl.col("path") == "film.md")["doc_id"][0])
+    section_cos[film] = 0.8
+    boosted = fact_scores(data, RetrievalSettings(fact_context=0.5), flat, section_cos)
+    from_film = data.fact_sections == film
+    assert from_film.any() and (~from_film).any()
+    assert np.allclose(boosted[from_film], 0.4) and np.allclose(boosted[~from_film], 0.0)
+    assert fact_scores(data, RetrievalSettings(fact_context=0.0), flat, section_cos) is flat
