@@ -13,23 +13,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 
 from engram_lab.errors import EngramError
 from engram_lab.index.derived import ledger_counters, refresh_keyword_index
 from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder
-from engram_lab.state.db import engram_dir
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.retrieval_index import RetrievalData, load, published_retrieval_index, refresh_retrieval_index
 from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.graph import adjacency
+from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.retrieve.lexical import LexicalMatcher
 from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges
 from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
-from engram_lab.retrieve.results import SearchResult
-from engram_lab.retrieve.keyword_search import KeywordSearcher
-from engram_lab.retrieve.results import assemble_context
+from engram_lab.retrieve.results import SearchResult, assemble_context
 from engram_lab.retrieve.scoring import Ranking, SeedScores, doc_max, hipporag2_rank, rank, top_positive
 from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
+from engram_lab.state.db import engram_dir
 from engram_lab.vault.root import require_vault
 
 
@@ -68,7 +68,7 @@ class Searcher:
         """The retrieval index the last search used (for explanations); None before any graph search."""
         return self._data
 
-    def judged_edges(self):  # type: ignore[no-untyped-def]
+    def judged_edges(self) -> pl.DataFrame | None:
         """The judgment edges of the current overlay over the loaded index (for explanations)."""
         return overlay_edges(self._data, self._current_overlay()) if self._data is not None else None
 
