@@ -16,7 +16,6 @@ from engram_lab.retrieve.ppr import WalkGraph, personalized_pagerank
 from engram_lab.retrieve.settings import RetrievalSettings
 
 
-
 @dataclass
 class SeedScores:
     """What each leg contributed, kept for explanations (the activation panel) and tests."""
