@@ -36,11 +36,6 @@ class WalkGraph:
     dangling: np.ndarray  # indices of nodes without out-edges
     blocks: tuple[sp.csr_matrix, ...] = ()  # row blocks of ``transition_t`` for a parallel step (large graphs only)
 
-    @classmethod
-    def of(cls, transition_t: sp.csr_matrix) -> WalkGraph:
-        out_weight = np.asarray(transition_t.sum(axis=0)).ravel()
-        return cls(transition_t, np.flatnonzero(out_weight == 0))
-
     def step(self, scores: np.ndarray) -> np.ndarray:
         """``transition_t @ scores``, on all cores when the graph is large."""
         if len(self.blocks) < 2:
