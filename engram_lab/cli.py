@@ -62,6 +62,12 @@ def _print_results(outcome: SearchOutcome) -> None:
         print(f"     {snippet(result.text, 200)}")
 
 
+def _print_notes(outcome: SearchOutcome) -> None:
+    """What the search asked a model, or could not do as configured: on stderr, so --json stays one document."""
+    for note in outcome.notes:
+        print(f"engram: {note}", file=sys.stderr)
+
+
 def _read_queries(path: Path) -> list[dict[str, Any]]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -109,6 +115,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             raise EngramError("give either a question or --queries FILE, not both")
         for item in _read_queries(args.queries):  # one engine: models and indexes load once
             outcome = engine.query(item["question"], k=args.k, mode=args.mode)
+            _print_notes(outcome)
             if args.json:
                 print(json.dumps({"id": item.get("id"), **_payload(outcome)}, ensure_ascii=False))
             else:
@@ -117,6 +124,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.question is None:
         raise EngramError("search needs a question (or --queries FILE.jsonl)")
     outcome = engine.query(args.question, k=args.k, mode=args.mode)
+    _print_notes(outcome)
     if args.json:
         print(json.dumps(_payload(outcome), ensure_ascii=False, indent=2))
     else:
@@ -131,7 +139,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     unknown = [m for m in modes if m not in SEARCH_MODES and m not in ABLATIONS]
     if unknown:
         raise EngramError(f"unknown mode(s) {', '.join(unknown)}; available: {', '.join((*SEARCH_MODES, *ABLATIONS))}")
-    run_musique(args.questions, args.corpus, args.out, modes, args.openie)
+    run_musique(args.questions, args.corpus, args.out, modes, args.openie, config=args.config)
     print((args.out / "report.md").read_text())
     print(f"written: {args.out / 'report.json'}, {args.out / 'report.md'}, {args.out / 'all_at_10_by_hop.svg'}")
     return 0
@@ -328,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--openie", type=Path, help="index with these imported OpenIE triples instead of the heuristic extractor")
     p.add_argument("--modes", default="full,keyword,dense,graph-off,hipporag2,no-csls,csls")
     p.add_argument("--out", type=Path, default=Path("eval-out"))
+    p.add_argument("--config", type=Path, help="an engram.toml for the generated vault (e.g. an LLM extractor or fact filter)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("resolve", help="entity pairs waiting for review, with their evidence")

@@ -21,6 +21,12 @@ backoff_s = 1.0
 judge = "none"                # or "llm": borderline entity pairs go to an LLM judge
 base_url = "http://127.0.0.1:8000/v1"   # same endpoint keys as [extractor] (llm only)
 model = "qwen2.5-7b-instruct"
+
+[retrieval]
+fact_filter = "none"          # or "llm": a model keeps the candidate facts that bear on the question
+candidates = 20               # facts shown to the filter (it keeps at most top_facts of them)
+base_url = "http://127.0.0.1:8000/v1"   # same endpoint keys as [extractor] (llm only)
+model = "qwen2.5-7b-instruct"
 ```
 
 Unknown keys are an error, so a typo never falls back to a default silently.
@@ -65,6 +71,13 @@ class ResolutionConfig:
 
 
 @dataclass(frozen=True)
+class RetrievalConfig:
+    fact_filter: str = "none"  # "none" or "llm"
+    candidates: int = 20
+    endpoint: ExtractorConfig = field(default_factory=ExtractorConfig)
+
+
+@dataclass(frozen=True)
 class VaultConfig:
     """Settings of one vault. ``owner`` is the author of notes without an ``author:`` key."""
 
@@ -73,6 +86,7 @@ class VaultConfig:
     custom_kinds: tuple[str, ...] = ()
     extractor: ExtractorConfig = field(default_factory=ExtractorConfig)
     resolution: ResolutionConfig = field(default_factory=ResolutionConfig)
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
 
     @property
     def max_note_bytes(self) -> int:
@@ -101,7 +115,7 @@ def load_config(vault: Path) -> VaultConfig:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise VaultError(f"{path}: not valid TOML: {exc}") from None
-    _check_keys(path, "top level", raw, {"vault", "kinds", "extractor", "resolution"})
+    _check_keys(path, "top level", raw, {"vault", "kinds", "extractor", "resolution", "retrieval"})
     section = raw.get("vault", {})
     _check_keys(path, "vault", section, {"owner", "max_note_mb"})
     max_mb = section.get("max_note_mb", DEFAULT_MAX_NOTE_MB)
@@ -125,20 +139,31 @@ def load_config(vault: Path) -> VaultConfig:
         max_note_mb=float(max_mb),
         custom_kinds=tuple(k.strip() for k in custom),
         extractor=extractor_config,
-        resolution=_resolution_config(path, raw.get("resolution", {})),
+        resolution=ResolutionConfig(*_llm_switch(path, "resolution", raw.get("resolution", {}), "judge", "judge")),
+        retrieval=_retrieval_config(path, raw.get("retrieval", {})),
     )
 
 
-def _resolution_config(path: Path, section: dict[str, Any]) -> ResolutionConfig:
+def _llm_switch(path: Path, name: str, section: dict[str, Any], switch: str, role: str,
+               extra: frozenset[str] = frozenset()) -> tuple[str, ExtractorConfig]:
+    """A section that turns an LLM step on (``switch = "llm"``) and names its endpoint with [extractor]'s keys."""
     endpoint_keys = {f.name for f in fields(ExtractorConfig)} - {"name"}
-    _check_keys(path, "resolution", section, endpoint_keys | {"judge"})
-    judge = section.get("judge", "none")
-    if judge not in ("none", "llm"):
-        raise VaultError(f"{path}: [resolution] judge must be \"none\" or \"llm\", got {judge!r}")
+    _check_keys(path, name, section, endpoint_keys | {switch} | extra)
+    choice = section.get(switch, "none")
+    if choice not in ("none", "llm"):
+        raise VaultError(f"{path}: [{name}] {switch} must be \"none\" or \"llm\", got {choice!r}")
     try:
-        endpoint = ExtractorConfig(name="llm", **{k: val for k, val in section.items() if k != "judge"})
+        endpoint = ExtractorConfig(name="llm", **{k: val for k, val in section.items() if k in endpoint_keys})
     except TypeError as exc:
-        raise VaultError(f"{path}: [resolution]: {exc}") from None
-    if judge == "llm" and not (endpoint.base_url and endpoint.model):
-        raise VaultError(f"{path}: the llm judge needs base_url and model in [resolution]")
-    return ResolutionConfig(judge, endpoint)
+        raise VaultError(f"{path}: [{name}]: {exc}") from None
+    if choice == "llm" and not (endpoint.base_url and endpoint.model):
+        raise VaultError(f"{path}: the llm {role} needs base_url and model in [{name}]")
+    return choice, endpoint
+
+
+def _retrieval_config(path: Path, section: dict[str, Any]) -> RetrievalConfig:
+    choice, endpoint = _llm_switch(path, "retrieval", section, "fact_filter", "fact filter", frozenset({"candidates"}))
+    candidates = section.get("candidates", RetrievalConfig.candidates)
+    if not isinstance(candidates, int) or isinstance(candidates, bool) or not 1 <= candidates <= 200:
+        raise VaultError(f"{path}: [retrieval] candidates must be a whole number from 1 to 200, got {candidates!r}")
+    return RetrievalConfig(choice, candidates, endpoint)

@@ -20,6 +20,7 @@ from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.indexer import IndexReport, ProgressCallback, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
 from engram_lab.learn import LearnResult, accept_learned, learn, pending_learned
+from engram_lab.retrieve.fact_filter import configured_fact_filter
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.searcher import SearchOutcome, Searcher
 from engram_lab.retrieve.settings import ABLATIONS, MODES
@@ -138,7 +139,7 @@ class Engine:
     @property
     def searcher(self) -> Searcher:
         if self._searcher is None:
-            self._searcher = Searcher(self.vault)
+            self._searcher = Searcher(self.vault, fact_filter=configured_fact_filter(self.vault))
         return self._searcher
 
     def search(self, query: str, *, k: int = 10, mode: str = "full") -> list[SearchResult]:

@@ -15,12 +15,14 @@ from pathlib import Path
 
 from collections.abc import Callable
 
+from engram_lab.config import CONFIG_FILE
 from engram_lab.engine import Engine
 from engram_lab.index.embeddings import Embedder, default_embedder
 from engram_lab.errors import EngramError
 from engram_lab.eval.metrics import all_at, paired, percentile, recall_at, sign_test
 from engram_lab.eval.musique import Passage, read_corpus, read_json_tolerant, write_passage_vault
 from engram_lab.eval.plot import bar_chart_svg
+from engram_lab.retrieve.fact_filter import configured_fact_filter
 from engram_lab.retrieve.searcher import Searcher
 
 DEFAULT_MODES = ("full", "keyword", "dense", "graph-off", "hipporag2", "no-csls", "csls")
@@ -54,26 +56,33 @@ def read_questions(path: Path, corpus: list[Passage]) -> list[Question]:
 
 
 def run_musique(questions_file: Path, corpus_file: Path, out: Path, modes: tuple[str, ...] = DEFAULT_MODES,
-                openie: Path | None = None, k: int = 10, embedder_factory: Callable[[], Embedder] = default_embedder) -> dict[str, object]:
+                openie: Path | None = None, k: int = 10, embedder_factory: Callable[[], Embedder] = default_embedder,
+                config: Path | None = None) -> dict[str, object]:
+    """``config``: an engram.toml for the generated vault, e.g. to evaluate an LLM extractor or the LLM fact filter."""
     corpus = read_corpus(corpus_file)
     questions = read_questions(questions_file, corpus)
+    settings_text = _read_config(config) if config is not None else None
     vault = out / "vault"
     shutil.rmtree(vault, ignore_errors=True)
     note_of = {path: i for path, i in write_passage_vault(corpus, vault).items()}
+    if settings_text is not None:
+        (vault / CONFIG_FILE).write_text(settings_text, encoding="utf-8")
     engine = Engine(vault)
     started = time.perf_counter()
     if openie is not None:
         engine.import_openie(openie)
     else:
         engine.index(progress=False)
-    searcher = Searcher(vault, embedder_factory=embedder_factory)
+    searcher = Searcher(vault, embedder_factory=embedder_factory, fact_filter=configured_fact_filter(vault))
     searcher.search(questions[0].text, k=k, mode="full")  # builds the retrieval index (embeddings included)
     index_seconds = time.perf_counter() - started
 
     per_mode: dict[str, dict[str, list[float]]] = {}
     latencies: dict[str, list[float]] = {}
+    filter_counts: dict[str, dict[str, int]] = {}
     for mode in modes:
         searcher.search(questions[0].text, k=k, mode=mode)  # warm caches of this mode
+        before = searcher.fact_filter.counts.as_dict() if searcher.fact_filter else {}
         scores: dict[str, list[float]] = defaultdict(list)
         for q in questions:
             t = time.perf_counter()
@@ -85,7 +94,11 @@ def run_musique(questions_file: Path, corpus_file: Path, out: Path, modes: tuple
             scores["R@10"].append(recall_at(ranked, set(q.gold), 10))
             scores["ALL@10"].append(all_at(ranked, set(q.gold), 10))
         per_mode[mode] = dict(scores)
+        if searcher.fact_filter is not None:
+            filter_counts[mode] = {key: n - before[key] for key, n in searcher.fact_filter.counts.as_dict().items()}
     report = _report(questions, per_mode, latencies, index_seconds, "import" if openie else "heuristic", len(corpus))
+    if searcher.fact_filter is not None:
+        report["fact_filter"] = {"model": searcher.fact_filter.actor, "per_mode": filter_counts}
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=2))
     (out / "report.md").write_text(_markdown(report))
@@ -93,6 +106,13 @@ def run_musique(questions_file: Path, corpus_file: Path, out: Path, modes: tuple
     series = {mode: [report["by_hop"][hop][mode]["ALL@10"] for hop in hops] for mode in modes}  # type: ignore[index]
     (out / "all_at_10_by_hop.svg").write_text(bar_chart_svg("ALL@10 by hop type and mode", hops, series))
     return report
+
+
+def _read_config(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EngramError(f"{path}: cannot read the configuration: {exc}") from None
 
 
 def _mean(values: list[float]) -> float:
@@ -138,4 +158,9 @@ def _markdown(report: dict[str, object]) -> str:
         lines += ["", "Paired against full on R@5 (exact sign test):", "", "| mode | wins | losses | ties | p | questions full loses |", "|---|---|---|---|---|---|"]
         for mode, c in report["vs_full"].items():  # type: ignore[union-attr]
             lines.append(f"| {mode} | {c['wins']} | {c['losses']} | {c['ties']} | {c['p']} | {', '.join(c['full_loses_on']) or '—'} |")
+    if "fact_filter" in report:
+        fact_filter = report["fact_filter"]
+        lines += ["", f"Fact filter {fact_filter['model']} (searches answered by the endpoint / from its cache / left unfiltered "  # type: ignore[index]
+                  "after a failure): " + "; ".join(f"{mode} {c['asked']} / {c['cached']} / {c['unfiltered']}"
+                                                   for mode, c in fact_filter["per_mode"].items())]  # type: ignore[index]
     return "\n".join(lines) + "\n"

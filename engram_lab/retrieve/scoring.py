@@ -5,6 +5,7 @@ Every leg can be switched off by a zero weight in :class:`RetrievalSettings`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,6 +16,9 @@ from engram_lab.retrieve.csls import top_candidates
 from engram_lab.retrieve.ppr import WalkGraph, personalized_pagerank
 from engram_lab.retrieve.settings import RetrievalSettings
 
+# Given candidate fact indices (best first), the ones to keep (a subset), or None to leave them unfiltered.
+FactSelector = Callable[[np.ndarray], np.ndarray | None]
+
 
 @dataclass
 class SeedScores:
@@ -23,6 +27,7 @@ class SeedScores:
     lexical: dict[int, float] = field(default_factory=dict)  # entity index -> score
     entity_dense: dict[int, float] = field(default_factory=dict)
     facts: dict[int, float] = field(default_factory=dict)  # fact index -> score
+    fact_candidates: list[int] = field(default_factory=list)  # what a fact filter was shown (empty: no filter ran)
     passages: np.ndarray | None = None  # per document, fused BM25 + dense in [0, 1]
     section_scores: np.ndarray | None = None  # per section, for choosing the span to show
 
@@ -107,7 +112,7 @@ def fact_scores(data: RetrievalData, settings: RetrievalSettings, q_fact_cos: np
 
 def entity_legs(data: RetrievalData, settings: RetrievalSettings, lexical: dict[int, float],
                 q_entity_cos: np.ndarray | None, q_fact_cos: np.ndarray | None, seeds: SeedScores,
-                q_section_cos: np.ndarray | None = None) -> np.ndarray:
+                q_section_cos: np.ndarray | None = None, fact_selector: FactSelector | None = None) -> np.ndarray:
     """The entity part of the reset vector: each leg normalised to sum 1, then weighted and added."""
     passages = data.entities["passages"].to_numpy().astype(float)
     out = np.zeros(data.n_entities)
@@ -122,7 +127,14 @@ def entity_legs(data: RetrievalData, settings: RetrievalSettings, lexical: dict[
             out[i] += settings.entity_dense * s
     if settings.fact_dense > 0 and q_fact_cos is not None and q_fact_cos.size:
         q_fact_cos = fact_scores(data, settings, q_fact_cos, q_section_cos)
-        chosen = top_candidates(q_fact_cos, data.fact_density if settings.csls else None, settings.top_facts)
+        density = data.fact_density if settings.csls else None
+        chosen = top_candidates(q_fact_cos, density, settings.top_facts)
+        if fact_selector is not None and settings.fact_filter:
+            candidates = top_candidates(q_fact_cos, density, max(settings.fact_filter_candidates, settings.top_facts))
+            seeds.fact_candidates = [int(i) for i in candidates]
+            kept = fact_selector(candidates)
+            if kept is not None:  # the filter answered: seed from what it kept, even nothing (passages alone then)
+                chosen = np.asarray(kept, dtype=np.int64)[: settings.top_facts]
         seeds.facts = {int(i): max(float(q_fact_cos[i]), 0.0) for i in chosen}
         subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
         fact_entities: dict[int, float] = {}
@@ -135,11 +147,12 @@ def entity_legs(data: RetrievalData, settings: RetrievalSettings, lexical: dict[
 
 
 def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | None, *, lexical: dict[int, float],
-         bm25_sections: np.ndarray, section_cos: np.ndarray | None, entity_cos: np.ndarray | None, fact_cos: np.ndarray | None) -> Ranking:
+         bm25_sections: np.ndarray, section_cos: np.ndarray | None, entity_cos: np.ndarray | None, fact_cos: np.ndarray | None,
+         fact_selector: FactSelector | None = None) -> Ranking:
     seeds = SeedScores()
     passage_doc, passage_section = passage_leg(data, settings, bm25_sections, section_cos)
     seeds.passages, seeds.section_scores = passage_doc, passage_section
-    entity_reset = entity_legs(data, settings, lexical, entity_cos, fact_cos, seeds, section_cos)
+    entity_reset = entity_legs(data, settings, lexical, entity_cos, fact_cos, seeds, section_cos, fact_selector)
     p_total, e_total = passage_doc.sum(), entity_reset.sum()
     share = settings.passage_share if p_total > 0 and e_total > 0 else (1.0 if p_total > 0 else 0.0)
     reset = np.concatenate([

@@ -21,13 +21,14 @@ from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedd
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.retrieval_index import RetrievalData, load, published_retrieval_index, refresh_retrieval_index
 from engram_lab.retrieve.context import assemble
+from engram_lab.retrieve.fact_filter import LLMFactFilter
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.retrieve.lexical import LexicalMatcher
 from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges
 from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
 from engram_lab.retrieve.results import SearchResult, assemble_context
-from engram_lab.retrieve.scoring import Ranking, SeedScores, doc_max, hipporag2_rank, rank, top_positive
+from engram_lab.retrieve.scoring import FactSelector, Ranking, SeedScores, doc_max, hipporag2_rank, rank, top_positive
 from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
 from engram_lab.state.db import engram_dir
 from engram_lab.vault.root import require_vault
@@ -41,17 +42,21 @@ class SearchOutcome:
     context: str
     ranking: Ranking | None = None
     seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the search could not do as configured, and what it asked a model
 
 
 class Searcher:
     def __init__(self, vault: Path, embedder_factory: Callable[[], Embedder] = default_embedder,
-                 settings: RetrievalSettings | None = None) -> None:
+                 settings: RetrievalSettings | None = None, fact_filter: LLMFactFilter | None = None) -> None:
+        """``fact_filter``: a model that keeps the facts bearing on the question (see ``configured_fact_filter``)."""
         self.vault = require_vault(vault)
         if not (self.vault / ".engram" / "ledger.sqlite").exists():
             raise EngramError(f"{vault}: not indexed yet; run `engram index {vault}` first")
         self.embedder_factory = embedder_factory
         self.base = settings or RetrievalSettings()
+        self.fact_filter = fact_filter
+        if fact_filter is not None:  # how many candidates it sees is the vault's setting
+            self.base = self.base.with_(fact_filter_candidates=fact_filter.candidates)
         self._embedder: Embedder | None = None
         self._data: RetrievalData | None = None
         self._keyword: KeywordIndex | None = None
@@ -152,16 +157,17 @@ class Searcher:
             if mode == "auto":
                 context = f"[{AUTO_HEADER}]\n\n{context}"
             return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started)
-        ranking = self._rank(data, query, mode, chosen, overlay, counters.sections)
+        notes: list[str] = []
+        ranking = self._rank(data, query, mode, chosen, overlay, counters.sections, notes)
         results = label_superseded(self._results(data, ranking, k), overlay)
         seeds = sorted(_seed_entities(data, ranking), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
         context = assemble(data, results, ranking.entity_scores, seeds)
         if mode == "auto":
             context = f"[{AUTO_HEADER}]\n\n{context}"
-        return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started)
+        return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started, notes)
 
     def _rank(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings, overlay: OverlaySnapshot,
-              sections_generation: int) -> Ranking:
+              sections_generation: int, notes: list[str]) -> Ranking:
         settings = settings.for_facts(data.facts_from_language_model)
         q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
         section_cos = data.section_vectors @ q if q is not None else None
@@ -189,7 +195,21 @@ class Searcher:
             return _dense_only(data, section_cos)
         walk = self._walk(data, settings, overlay=overlay) if settings.use_ppr else None
         return rank(data, settings, walk, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,
-                    entity_cos=entity_cos, fact_cos=fact_cos)
+                    entity_cos=entity_cos, fact_cos=fact_cos, fact_selector=self._fact_selector(data, query, notes))
+
+    def _fact_selector(self, data: RetrievalData, query: str, notes: list[str]) -> FactSelector | None:
+        """The configured filter as the pure scorer's callback; what it did goes to ``notes``."""
+        model = self.fact_filter
+        if model is None:
+            return None
+        texts = data.facts["text"]
+
+        def select(candidates: np.ndarray) -> np.ndarray | None:
+            reply = model.select(query, [texts[int(i)] for i in candidates])
+            notes.append(reply.note)
+            return None if reply.kept is None else candidates[reply.kept]
+
+        return select
 
     def _results(self, data: RetrievalData, ranking: Ranking, k: int) -> list[SearchResult]:
         order = top_positive(ranking.doc_scores, k)

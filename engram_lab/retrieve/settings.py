@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 MODES = ("full", "auto", "keyword", "dense", "graph-off", "hipporag2")
-ABLATIONS = ("no-csls", "csls")  # full with CSLS forced off / on: for evaluation
+ABLATIONS = ("no-csls", "csls", "no-fact-filter")  # full with CSLS forced off / on, or without the LLM filter: for evaluation
 AUTO_MAX_RESULTS = 8
 AUTO_HEADER = "partial and possibly stale: verify with a full search"
 
@@ -41,6 +41,10 @@ class RetrievalSettings:
     passage_share: float = 0.9  # share of the reset mass that starts on passages rather than entities
     top_entities: int = 5
     top_facts: int = 5
+    # With an LLM fact filter configured (``[retrieval]`` in engram.toml), it sees this many candidate facts
+    # and the walk is seeded from at most ``top_facts`` of those it keeps.
+    fact_filter: bool = True
+    fact_filter_candidates: int = 20
     # A fact's seed score adds this share of the query's similarity to the section that states it, so a
     # fact from a passage about the question beats a look-alike fact from an unrelated one. On musique-dev
     # 0.25 raised Recall@2 / Recall@5 with both extractors (imported triples 0.478 / 0.748 -> 0.555 / 0.752,
@@ -78,6 +82,8 @@ def settings_for(mode: str, base: RetrievalSettings | None = None) -> RetrievalS
         return full.with_(csls=False)
     if mode == "csls":
         return full.with_(csls=True)
+    if mode == "no-fact-filter":
+        return full.with_(fact_filter=False)
     if mode == "graph-off":
         return full.with_(use_ppr=False)
     if mode == "auto":  # names in the query and BM25 seed the graph; no model is loaded

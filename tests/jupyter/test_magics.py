@@ -110,3 +110,12 @@ def test_activation_panel_caps_nodes_and_lists_mentions_on_click(shell, tmp_path
     out = panel.to_pyvis(tmp_path / "graph.html")
     html = out.read_text()
     assert "vis-network" in html and not re.search(r'(?:src|href)="https?://', html)  # everything in line: renders offline
+
+
+def test_a_search_shows_what_it_asked_a_model(tmp_path):
+    from engram_lab.jupyter.display import search_view
+    from engram_lab.retrieve.searcher import SearchOutcome
+
+    note = "fact filter (llm:m) gave no usable answer, facts unfiltered: <timeout>"
+    view = search_view(SearchOutcome("q", "full", [], "", notes=[note]), tmp_path)
+    assert note in view.text and "facts unfiltered: &lt;timeout&gt;" in view.html

@@ -55,3 +55,27 @@ def test_gold_missing_from_corpus_is_a_clear_error(files, tmp_path):
     corpus.write_text(json.dumps(CORPUS[1:]))
     with pytest.raises(EngramError, match="not in the corpus"):
         run_musique(questions, corpus, tmp_path / "out", modes=("keyword",), embedder_factory=BagOfWordsEmbedder)
+
+
+def test_an_engram_toml_turns_on_the_fact_filter_for_the_generated_vault(files, tmp_path):
+    from tests.extract.chat_server import ChatServer, reply_json
+
+    corpus, questions = files
+    settings = tmp_path / "engram.toml"
+    with ChatServer() as server:
+        server.fallback = lambda request: reply_json({"relevant": [1]})
+        settings.write_text(f'[retrieval]\nfact_filter = "llm"\nbase_url = "{server.url}"\nmodel = "m"\nmax_retries = 0\n')
+        report = run_musique(questions, corpus, tmp_path / "out", modes=("full", "no-fact-filter"),
+                             embedder_factory=BagOfWordsEmbedder, config=settings)
+    counts = report["fact_filter"]["per_mode"]
+    assert report["fact_filter"]["model"] == "llm:m" and server.requests
+    assert counts["full"]["asked"] + counts["full"]["cached"] == 2 and counts["full"]["unfiltered"] == 0
+    assert counts["no-fact-filter"] == {"asked": 0, "cached": 0, "unfiltered": 0}
+    assert "Fact filter llm:m" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_an_unreadable_config_is_named(files, tmp_path):
+    corpus, questions = files
+    with pytest.raises(EngramError, match="missing.toml: cannot read the configuration"):
+        run_musique(questions, corpus, tmp_path / "out", modes=("keyword",), embedder_factory=BagOfWordsEmbedder,
+                    config=tmp_path / "missing.toml")
