@@ -93,7 +93,8 @@ class SearchHandler(_Base):
         outcome = await self.run(self.engine.query, query, k=k, mode=mode)
         results = [{**r.to_json(), "path": r.path, "cell_id": r.cell_id, "heading_path": list(r.heading_path),
                     "snippet": snippet(r.text, 240), "status": r.status, "superseded": r.superseded} for r in outcome.results]
-        self.reply({"query": outcome.query, "mode": outcome.mode, "results": results, "context": outcome.context})
+        self.reply({"query": outcome.query, "mode": outcome.mode, "results": results, "context": outcome.context,
+                    "notes": outcome.notes})
 
 
 def _report_json(report: Any) -> dict[str, Any]:

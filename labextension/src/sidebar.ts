@@ -57,8 +57,10 @@ export class VaultSidebar extends Widget {
     }
     this.message.textContent = 'searching…';
     try {
-      const data = await requestAPI<{ results: IResult[] }>(`search?q=${encodeURIComponent(query)}&k=10&mode=full`);
-      this.message.textContent = data.results.length ? '' : 'no matching passage';
+      const data = await requestAPI<{ results: IResult[]; notes?: string[] }>(`search?q=${encodeURIComponent(query)}&k=10&mode=full`);
+      // What the search asked a model (the optional fact filter), or could not do as configured.
+      const notes = (data.notes ?? []).join(' · ');
+      this.message.textContent = [data.results.length ? '' : 'no matching passage', notes].filter(Boolean).join(' — ');
       for (const result of data.results) {
         const item = el('li', 'jp-engram-result');
         const link = el('a', 'jp-engram-result-link', result.doc);

@@ -14,6 +14,7 @@ import pytest
 
 from engram_lab.engine import Engine
 from engram_lab.sample import copy_sample_vault
+from tests.extract.chat_server import ChatServer, reply_json
 from tests.jupyter_process import jupyter
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -43,11 +44,16 @@ def lab(tmp_path_factory):
     (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     vault = copy_sample_vault(root / "demo-vault")  # what notebook 01 would create; the sidebar shows it from the start
     Engine(vault).index(progress=False)
+    # The optional LLM fact filter, answered by a local stand-in that keeps the first five candidates.
+    filter_server = ChatServer()
+    filter_server.fallback = lambda request: reply_json({"relevant": [1, 2, 3, 4, 5]})
+    (vault / "engram.toml").write_text(f'[retrieval]\nfact_filter = "llm"\nbase_url = "{filter_server.url}"\n'
+                                       'model = "stand-in"\nmax_retries = 0\n')
     env = {"JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"), "ENGRAM_DEMO_VAULT": str(vault)}
     extra = ["--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
              f"--EngramServer.vault={vault}"]
-    with jupyter(root, app="jupyter-lab", env=env, extra=extra) as url:
-        yield {"url": url, "root": root}
+    with filter_server, jupyter(root, app="jupyter-lab", env=env, extra=extra) as url:
+        yield {"url": url, "root": root, "filter_requests": filter_server.requests}
 
 
 @pytest.fixture(scope="session")

@@ -35,6 +35,7 @@ def test_sidebar_lists_searches_and_opens_a_note_at_the_span(lab, browser, artif
     page.locator(".jp-engram-search").press("Enter")
     page.locator(".jp-engram-result-link").first.wait_for(timeout=120_000)
     _shot(sidebar, artifacts / "07-sidebar-search.png")
+    assert "fact filter (llm:stand-in) kept 5 of" in sidebar.inner_text() and lab["filter_requests"]  # what the model was asked
     result = page.locator(".jp-engram-result-link", has_text="sensor-review").first  # the decision note, among the top results
     target = result.inner_text()
     result.click()

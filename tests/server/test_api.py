@@ -61,7 +61,7 @@ def test_notes_list_status_and_counts(server):
 def test_search_returns_ranked_results_with_snippets(server):
     url, _ = server
     status, payload = call(url, "search?q=Which%20sensors%20replaced%20the%20CT-200&k=3&mode=keyword")
-    assert status == 200 and len(payload["results"]) == 3
+    assert status == 200 and len(payload["results"]) == 3 and payload["notes"] == []  # no model was asked
     first = payload["results"][0]
     assert {"rank", "doc", "score", "span", "heading", "path", "snippet", "heading_path"} <= set(first)
     assert call(url, "search?q=x&k=abc")[0] == 400
