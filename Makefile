@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO_VAULT ?= demo-vault
 
-.PHONY: demo test chromium labextension-deps bench eval lab labextension clean
+.PHONY: demo test chromium labextension-deps bench eval eval-llm lab labextension clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,13 @@ eval: $(VENV)/.test-installed
 	$(BIN)/engram eval musique --questions "$(SHARED_DATA)/questions.json" --corpus "$(SHARED_DATA)/corpus.json" --out .bench/eval-heuristic
 	$(BIN)/engram eval musique --questions "$(SHARED_DATA)/questions.json" --corpus "$(SHARED_DATA)/corpus.json" \
 		--openie "$(SHARED_DATA)/openie-gpt-3.5-turbo-1106.json" --out .bench/eval-openie
+
+# With a model reachable: `make eval-llm EVAL_CONFIG=engram.toml` ([retrieval] fact_filter = "llm" and its endpoint).
+eval-llm: $(VENV)/.test-installed
+	@if [ -z "$(EVAL_CONFIG)" ]; then echo "make eval-llm: set EVAL_CONFIG to an engram.toml with [retrieval] fact_filter = \"llm\"" >&2; exit 1; fi
+	$(BIN)/engram eval musique --questions "$(SHARED_DATA)/questions.json" --corpus "$(SHARED_DATA)/corpus.json" \
+		--openie "$(SHARED_DATA)/openie-gpt-3.5-turbo-1106.json" --config "$(EVAL_CONFIG)" \
+		--modes full,no-fact-filter,hipporag2 --out .bench/eval-openie-llm
 
 lab: $(VENV)/.runtime-installed
 	$(BIN)/python -m pip install --quiet jupyterlab
