@@ -160,7 +160,7 @@ def _markdown(report: dict[str, object]) -> str:
             lines.append(f"| {mode} | {c['wins']} | {c['losses']} | {c['ties']} | {c['p']} | {', '.join(c['full_loses_on']) or '—'} |")
     if "fact_filter" in report:
         fact_filter = report["fact_filter"]
-        lines += ["", f"Fact filter {fact_filter['model']} (searches answered by the endpoint / from its cache / left unfiltered "  # type: ignore[index]
+        lines += ["", f"Fact filter {fact_filter['model']} (searches sent to the endpoint / answered from its cache / left unfiltered "  # type: ignore[index]
                   "after a failure): " + "; ".join(f"{mode} {c['asked']} / {c['cached']} / {c['unfiltered']}"
                                                    for mode, c in fact_filter["per_mode"].items())]  # type: ignore[index]
     return "\n".join(lines) + "\n"

@@ -44,7 +44,7 @@ class FilterReply:
 
 @dataclass
 class FilterCounts:
-    """Questions filtered so far: answered by the endpoint, from the cache, or left unfiltered after a failure."""
+    """Questions so far: sent to the endpoint, answered from the cache, or left unfiltered after a failure."""
 
     asked: int = 0
     cached: int = 0
@@ -73,10 +73,10 @@ class LLMFactFilter:
         messages = [{"role": "system", "content": _SYSTEM},
                     {"role": "user", "content": json.dumps({"question": question, "facts": numbered}, ensure_ascii=False)}]
         key = cache_key(FILTER_PROMPT_VERSION, self.model, messages)
-        cached = self.cache.get(key)
+        cached = (self.cache.get(key) or {}).get("text")
         try:
-            if cached is not None and "text" in cached:
-                text = str(cached["text"])
+            if isinstance(cached, str):
+                text = cached
                 self.counts.cached += 1
             else:
                 self.counts.asked += 1
@@ -85,7 +85,7 @@ class LLMFactFilter:
         except (LLMError, ReplyError) as exc:
             self.counts.unfiltered += 1
             return FilterReply(None, f"fact filter ({self.actor}) gave no usable answer, facts unfiltered: {exc}")
-        if cached is None:
+        if not isinstance(cached, str):
             self.cache.put(key, {"text": text, "model": self.model, "prompt_version": FILTER_PROMPT_VERSION})
         return FilterReply(kept, f"fact filter ({self.actor}) kept {len(kept)} of {len(facts)} facts")
 
