@@ -128,13 +128,13 @@ def entity_legs(data: RetrievalData, settings: RetrievalSettings, lexical: dict[
     if settings.fact_dense > 0 and q_fact_cos is not None and q_fact_cos.size:
         q_fact_cos = fact_scores(data, settings, q_fact_cos, q_section_cos)
         density = data.fact_density if settings.csls else None
-        chosen = top_candidates(q_fact_cos, density, settings.top_facts)
+        kept = None
         if fact_selector is not None and settings.fact_filter:
             candidates = top_candidates(q_fact_cos, density, max(settings.fact_filter_candidates, settings.top_facts))
             seeds.fact_candidates = [int(i) for i in candidates]
             kept = fact_selector(candidates)
-            if kept is not None:  # the filter answered: seed from what it kept, even nothing (passages alone then)
-                chosen = np.asarray(kept, dtype=np.int64)[: settings.top_facts]
+        # The filter's answer, even nothing (passages alone seed then); without one, the best facts as always.
+        chosen = np.asarray(kept, dtype=np.int64)[: settings.top_facts] if kept is not None else top_candidates(q_fact_cos, density, settings.top_facts)
         seeds.facts = {int(i): max(float(q_fact_cos[i]), 0.0) for i in chosen}
         subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
         fact_entities: dict[int, float] = {}
