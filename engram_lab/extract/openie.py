@@ -69,7 +69,11 @@ def normalise_passage(text: str) -> str:
 
 
 def match_passages(records: list[OpenIERecord], notes: dict[str, str]) -> tuple[dict[str, OpenIERecord], list[OpenIERecord]]:
-    """Map note path -> record: exact match of the normalised texts first, then containment."""
+    """Map note path -> record: exact match of the normalised texts first, then containment.
+
+    A passage contained in several notes goes to the shortest of them not yet taken: "A was born in B."
+    lies inside a longer note that repeats it, and belongs to the note that says only that.
+    """
     by_text = {normalise_passage(text): path for path, text in notes.items()}
     matched: dict[str, OpenIERecord] = {}
     unmatched: list[OpenIERecord] = []
@@ -79,7 +83,8 @@ def match_passages(records: list[OpenIERecord], notes: dict[str, str]) -> tuple[
         path = by_text.get(wanted)
         if path is None:
             normalised_notes = normalised_notes or {p: normalise_passage(t) for p, t in notes.items()}
-            path = next((p for p, t in normalised_notes.items() if wanted and wanted in t), None)
+            holders = [p for p, t in normalised_notes.items() if wanted and wanted in t and p not in matched]
+            path = min(holders, key=lambda p: len(normalised_notes[p])) if holders else None  # type: ignore[index]
         if path is None or path in matched:
             unmatched.append(record)
         else:
