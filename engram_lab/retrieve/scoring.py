@@ -62,7 +62,7 @@ def _normalise_sum(values: dict[int, float]) -> dict[int, float]:
     return {k: v / total for k, v in values.items()} if total > 0 else {}
 
 
-def _min_max(values: np.ndarray) -> np.ndarray:
+def min_max(values: np.ndarray) -> np.ndarray:
     if values.size == 0:
         return values
     low, high = float(values.min()), float(values.max())
@@ -92,10 +92,10 @@ def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections:
             dense_doc = doc_max(kept, data)
             nonzero = dense_doc > 0
             if nonzero.any():
-                dense_doc[nonzero] = _min_max(dense_doc[nonzero]) * 0.9 + 0.1
+                dense_doc[nonzero] = min_max(dense_doc[nonzero]) * 0.9 + 0.1
         else:  # every passage, scaled to [0, 1]; CSLS adjusts the scores themselves
             adjusted = 2 * section_cos - data.section_density if settings.csls else section_cos
-            dense_doc = _min_max(doc_max(adjusted - adjusted.min() + 1e-9, data))
+            dense_doc = min_max(doc_max(adjusted - adjusted.min() + 1e-9, data))
         per_doc += settings.passage_dense * dense_doc
         per_section += settings.passage_dense * np.clip(section_cos, 0, None)
     return per_doc, per_section
@@ -170,37 +170,3 @@ def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | Non
         entity_part = reset[data.n_passages :]
         np.add.at(doc_scores, mentions["src"].to_numpy(), entity_part[mentions["dst"].to_numpy() - data.n_passages])
     return Ranking(doc_scores, reset[data.n_passages :], seeds, reset)
-
-
-def hipporag2_rank(data: RetrievalData, walk: WalkGraph, section_cos: np.ndarray, fact_cos: np.ndarray) -> Ranking:
-    """HippoRAG 2's retrieval as published, without its LLM fact filter.
-
-    Top-5 facts by query-fact cosine (min-max normalised); each fact's subject and object get the
-    fact score divided by the number of passages they occur in; the top-5 such entities seed the
-    graph; passages seed with their min-max normalised dense score times 0.05; PPR with damping 0.5.
-    With no fact to go on, it falls back to dense passage ranking, as the original does.
-    """
-    seeds = SeedScores()
-    dense_doc = doc_max(section_cos, data)
-    if fact_cos.size == 0:
-        return Ranking(dense_doc, np.zeros(data.n_entities), seeds, None)
-    fact_scores = _min_max(fact_cos)
-    top = np.argsort(-fact_scores)[:5]
-    passages = data.entities["passages"].to_numpy().astype(float)
-    weights = np.zeros(data.n_entities)
-    subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
-    for f in top:
-        seeds.facts[int(f)] = float(fact_scores[f])
-        for e in (int(subjects[f]), int(objects[f])):
-            weights[e] = fact_scores[f] / max(passages[e], 1.0)
-    keep = np.argsort(-weights)[:5]
-    entity_weights = np.zeros_like(weights)
-    entity_weights[keep] = weights[keep]
-    seeds.entity_dense = {int(i): float(entity_weights[i]) for i in keep if entity_weights[i] > 0}
-    passage_weights = _min_max(dense_doc) * 0.05
-    seeds.passages = passage_weights
-    reset = np.concatenate([passage_weights, entity_weights])
-    if reset.sum() <= 0:
-        return Ranking(dense_doc, np.zeros(data.n_entities), seeds, None)
-    scores = personalized_pagerank(walk, reset, damping=0.5)
-    return Ranking(scores[: data.n_passages], scores[data.n_passages :], seeds, reset)

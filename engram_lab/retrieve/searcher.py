@@ -23,12 +23,13 @@ from engram_lab.index.retrieval_index import RetrievalData, load, published_retr
 from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.fact_filter import LLMFactFilter
 from engram_lab.retrieve.graph import adjacency
+from engram_lab.retrieve.hipporag2 import AnchorGraph, anchor_graph, hipporag2_rank
 from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.retrieve.lexical import LexicalMatcher
 from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges
 from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
 from engram_lab.retrieve.results import SearchResult, assemble_context
-from engram_lab.retrieve.scoring import FactSelector, Ranking, SeedScores, doc_max, hipporag2_rank, rank, top_positive
+from engram_lab.retrieve.scoring import FactSelector, Ranking, SeedScores, doc_max, rank, top_positive
 from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
 from engram_lab.state.db import engram_dir
 from engram_lab.vault.root import require_vault
@@ -64,7 +65,7 @@ class Searcher:
         self._lexical: LexicalMatcher | None = None
         self._walks: dict[tuple[object, ...], WalkGraph] = {}
         self._keyword_searcher: KeywordSearcher | None = None
-        self._anchor: tuple[RetrievalData, np.ndarray] | None = None
+        self._anchor: tuple[RetrievalData, np.ndarray, AnchorGraph] | None = None
         self._overlay: OverlaySnapshot | None = None
 
     # -- loading -------------------------------------------------------------
@@ -97,15 +98,16 @@ class Searcher:
                 self._keyword = None
         return self._data
 
-    def _anchor_fact_vectors(self, data: RetrievalData) -> np.ndarray:
-        """Facts in HippoRAG 2's own text form, embedded on the first hipporag2 search (and cached on disk)."""
+    def _anchor_index(self, data: RetrievalData) -> tuple[np.ndarray, AnchorGraph]:
+        """HippoRAG 2's fact vectors (its own text form, cached on disk) and graph, built on the first hipporag2 search."""
         if self._anchor is None or self._anchor[0] is not data:
             cache = EmbeddingCache(engram_dir(self.vault) / "vectors" / "cache.sqlite")
             try:
-                self._anchor = (data, cache.embed(self.embedder(), data.facts["anchor_text"].to_list()))
+                vectors = cache.embed(self.embedder(), data.facts["anchor_text"].to_list())
             finally:
                 cache.close()
-        return self._anchor[1]
+            self._anchor = (data, vectors, anchor_graph(data))
+        return self._anchor[1], self._anchor[2]
 
     def _keyword_index(self, generation: int | None = None) -> KeywordIndex:
         folder = refresh_keyword_index(self.vault, generation)
@@ -121,13 +123,12 @@ class Searcher:
             self._overlay = load_overlay(self.vault)
         return self._overlay
 
-    def _walk(self, data: RetrievalData, settings: RetrievalSettings, types: tuple[str, ...] | None = None,
-              overlay: OverlaySnapshot | None = None) -> WalkGraph:
-        key = (id(data), settings.edges, settings.synonym_threshold, types, overlay.generation if overlay else None)
+    def _walk(self, data: RetrievalData, settings: RetrievalSettings, overlay: OverlaySnapshot | None = None) -> WalkGraph:
+        key = (id(data), settings.edges, settings.synonym_threshold, overlay.generation if overlay else None)
         if key not in self._walks:
             judged = overlay_edges(data, overlay) if overlay else None
             blocked = blocked_synonyms(data, overlay) if overlay else None
-            self._walks[key] = transition_matrix(adjacency(data, settings.edges, settings.synonym_threshold, types, judged, blocked))
+            self._walks[key] = transition_matrix(adjacency(data, settings.edges, settings.synonym_threshold, judged=judged, blocked=blocked))
         if not settings.ppr_single_precision:
             return self._walks[key]
         single = (*key, "float32")
@@ -172,11 +173,9 @@ class Searcher:
         q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
         section_cos = data.section_vectors @ q if q is not None else None
         if mode == "hipporag2":
-            anchor_facts = self._anchor_fact_vectors(data)
+            anchor_facts, graph = self._anchor_index(data)
             fact_cos = anchor_facts @ q if anchor_facts.size else np.zeros(0)
-            published = RetrievalSettings(synonym_threshold=0.8)  # HippoRAG 2's graph: unit weights, synonyms >= 0.8
-            walk = self._walk(data, published, ("relation", "mention", "synonym"))
-            return hipporag2_rank(data, walk, section_cos, fact_cos)
+            return hipporag2_rank(data, graph, section_cos, fact_cos)
         bm25 = np.zeros(data.sections.height)
         if settings.bm25 > 0:
             position = data.section_position
