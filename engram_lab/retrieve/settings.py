@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from engram_lab.config import RetrievalConfig
+
 MODES = ("full", "auto", "keyword", "dense", "graph-off", "hipporag2")
 ABLATIONS = ("no-csls", "csls", "no-fact-filter")  # full with CSLS forced off / on, or without the LLM filter: for evaluation
 AUTO_MAX_RESULTS = 8
@@ -44,7 +46,7 @@ class RetrievalSettings:
     # With an LLM fact filter configured (``[retrieval]`` in engram.toml), it sees this many candidate facts
     # and the walk is seeded from at most ``top_facts`` of those it keeps.
     fact_filter: bool = True
-    fact_filter_candidates: int = 20
+    fact_filter_candidates: int = RetrievalConfig.candidates  # the vault's engram.toml default, one number
     # A fact's seed score adds this share of the query's similarity to the section that states it, so a
     # fact from a passage about the question beats a look-alike fact from an unrelated one. On musique-dev
     # 0.25 raised Recall@2 / Recall@5 with both extractors (imported triples 0.478 / 0.748 -> 0.555 / 0.752,
