@@ -128,6 +128,7 @@ def phrase_seeds(data: RetrievalData, graph: AnchorGraph, fact_scores: np.ndarra
 
 
 def hipporag2_rank(data: RetrievalData, graph: AnchorGraph, section_cos: np.ndarray, fact_cos: np.ndarray) -> Ranking:
+    """Passages ranked as HippoRAG 2 ranks them; ``fact_cos`` are cosines with facts in its tuple form."""
     seeds = SeedScores()
     dense_doc = doc_max(section_cos, data)
     if fact_cos.size == 0:
