@@ -83,8 +83,8 @@ def match_passages(records: list[OpenIERecord], notes: dict[str, str]) -> tuple[
         path = by_text.get(wanted)
         if path is None:
             normalised_notes = normalised_notes or {p: normalise_passage(t) for p, t in notes.items()}
-            holders = [p for p, t in normalised_notes.items() if wanted and wanted in t and p not in matched]
-            path = min(holders, key=lambda p: len(normalised_notes[p])) if holders else None  # type: ignore[index]
+            holders = [(len(t), p) for p, t in normalised_notes.items() if wanted and wanted in t and p not in matched]
+            path = min(holders)[1] if holders else None
         if path is None or path in matched:
             unmatched.append(record)
         else:
