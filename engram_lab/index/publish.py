@@ -1,31 +1,49 @@
 """Swap a freshly written index folder in atomically, so a reader never sees half of one.
 
 Each build goes to a new ``<name>-<token>/`` folder; a one-line ``<name>.current``
-pointer file is then replaced with ``os.replace`` (atomic on POSIX), and older
-folders are removed. A crash mid-build leaves the previous index in service.
+pointer file is then replaced with ``os.replace`` (atomic on POSIX). A crash
+mid-build leaves the previous index in service.
+
+Readers take no lock: one reads the pointer, then opens files in the folder it
+names, and a publish may happen in between. So a superseded folder is not
+removed at once. Publishing touches the folder it replaces (its retirement
+time) and removes only folders untouched for ``GRACE_SECONDS``, far longer than
+any load takes; removal first renames the folder to a hidden name (atomic), so
+a reader never finds a half-deleted folder under an index name. A build still
+being written by a concurrent publisher is recent too, so it is never removed
+under its writer.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+
+GRACE_SECONDS = 600.0
 
 
 def _pointer(base: Path, name: str) -> Path:
     return base / f"{name}.current"
 
 
-def current_index_dir(base: Path, name: str) -> Path | None:
-    """The folder the pointer names, or None when nothing was published yet."""
+def _target(base: Path, name: str) -> str | None:
     try:
-        target = _pointer(base, name).read_text(encoding="utf-8").strip()
+        return _pointer(base, name).read_text(encoding="utf-8").strip() or None
     except FileNotFoundError:
         return None
+
+
+def current_index_dir(base: Path, name: str) -> Path | None:
+    """The folder the pointer names, or None when nothing was published yet."""
+    target = _target(base, name)
+    if target is None:
+        return None
     path = base / target
-    return path if target and path.is_dir() else None
+    return path if path.is_dir() else None
 
 
 def publish_index(base: Path, name: str, write: Callable[[Path], None]) -> Path:
@@ -38,10 +56,46 @@ def publish_index(base: Path, name: str, write: Callable[[Path], None]) -> Path:
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    tmp = base / f"{name}.current.{os.getpid()}.tmp"
+    previous = _target(base, name)
+    tmp = base / f"{name}.current.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
     tmp.write_text(folder.name + "\n", encoding="utf-8")
     os.replace(tmp, _pointer(base, name))
-    for old in base.glob(f"{name}-*"):
-        if old != folder and old.is_dir():
-            shutil.rmtree(old, ignore_errors=True)
+    if previous and previous != folder.name:
+        _touch(base / previous)  # its grace period starts now: a reader may have just resolved it
+    remove_expired(base, name, keep={folder.name})
     return folder
+
+
+def remove_expired(base: Path, name: str, keep: set[str], now: float | None = None) -> list[str]:
+    """Remove ``name`` folders (and stray pointer temporaries) untouched for ``GRACE_SECONDS``; never the current one."""
+    now = time.time() if now is None else now
+    current = _target(base, name)
+    removed = []
+    for old in base.glob(f"{name}-*"):
+        if old.name in keep or old.name == current or not old.is_dir():
+            continue
+        try:
+            if now - old.stat().st_mtime < GRACE_SECONDS:
+                continue
+            trash = base / f".trash-{old.name}-{uuid.uuid4().hex[:8]}"
+            os.rename(old, trash)  # gone from its name at once, then deleted at leisure
+        except FileNotFoundError:
+            continue  # a concurrent publisher removed it
+        shutil.rmtree(trash, ignore_errors=True)
+        removed.append(old.name)
+    for trash in base.glob(f".trash-{name}-*"):  # left by a process killed while removing; no reader uses these names
+        shutil.rmtree(trash, ignore_errors=True)
+    for tmp in base.glob(f"{name}.current.*.tmp"):  # a pointer being written now is seconds old, not minutes
+        try:
+            if now - tmp.stat().st_mtime >= GRACE_SECONDS:
+                tmp.unlink()
+        except FileNotFoundError:
+            continue
+    return removed
+
+
+def _touch(folder: Path) -> None:
+    try:
+        os.utime(folder)
+    except FileNotFoundError:
+        pass
