@@ -114,13 +114,20 @@ class DecisionLedger:
         decisions = self.all()
         payload = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": now_iso(), "decisions": [asdict(d) for d in decisions]}
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        try:
+            tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            where = "no such folder" if isinstance(exc, FileNotFoundError) else exc.strerror or str(exc)
+            raise DecisionFileError(f"{path}: cannot write: {where}") from None
         return len(decisions)
 
     def import_json(self, path: Path) -> dict[str, int]:
         """Merge decisions from an export; all or nothing. A retraction on either side is kept."""
-        decisions = _read_export(path)
+        from engram_lab.state.decision_file import read_export  # it builds this module's Decision
+
+        decisions = read_export(path)
         counts = {"added": 0, "unchanged": 0, "retracted": 0}
         with transaction(self.conn):
             for d in decisions:
@@ -135,27 +142,3 @@ class DecisionLedger:
                     counts["unchanged"] += 1
             bump_counter(self.conn, OVERLAY_GENERATION)
         return counts
-
-
-def _read_export(path: Path) -> list[Decision]:
-    try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DecisionFileError(f"{path}: no such file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DecisionFileError(f"{path}: not a JSON decisions file: {exc}") from None
-    if not isinstance(payload, dict) or payload.get("format") != EXPORT_FORMAT:
-        raise DecisionFileError(f"{path}: not an engram decisions export (missing \"format\": \"{EXPORT_FORMAT}\")")
-    if payload.get("version") != EXPORT_VERSION:
-        raise DecisionFileError(f"{path}: decisions format version {payload.get('version')!r}; this engram-lab reads {EXPORT_VERSION}")
-    decisions = []
-    for i, item in enumerate(payload.get("decisions") or []):
-        try:
-            d = Decision(**item)
-            _validate(d.kind, d.verdict, d.actor)
-            if not isinstance(d.evidence, dict):
-                raise TypeError("evidence must be an object")
-        except (TypeError, EngramError) as exc:
-            raise DecisionFileError(f"{path}: decision #{i + 1} is malformed: {exc}") from None
-        decisions.append(d)
-    return decisions

@@ -8,8 +8,10 @@ import shutil
 import pytest
 
 from engram_lab.errors import DecisionFileError, EngramError
+from engram_lab.graph.vocabulary import ENTITY_PREFIX as E
 from engram_lab.indexer import index_vault
 from engram_lab.state import DecisionLedger, open_ledger
+from engram_lab.state.documents import now_iso
 
 
 @pytest.fixture
@@ -53,8 +55,8 @@ def test_export_survives_deleting_engram_and_reindexing(vault, write, tmp_path):
     index_vault(vault, progress=False)
     conn = open_ledger(vault)
     ledger = DecisionLedger(conn)
-    kept = ledger.record("resolution", "x", "y", "distinct", "user", {"note": "two Halls"})
-    gone = ledger.record("supersession", "s1", "s2", "reject", "user")
+    kept = ledger.record("resolution", f"{E}person:x", f"{E}person:y", "distinct", "user", {"note": "two Halls"})
+    gone = ledger.record("supersession", "urn:engram:decision:s1", "urn:engram:decision:s2", "reject", "user")
     ledger.retract(gone.decision_id)
     export = tmp_path / "decisions.json"
     assert ledger.export_json(export) == 2
@@ -74,11 +76,11 @@ def test_export_survives_deleting_engram_and_reindexing(vault, write, tmp_path):
 
 
 def test_import_keeps_a_retraction_made_elsewhere(ledger, tmp_path):
-    d = ledger.record("resolution", "a", "b", "same", "auto")
+    d = ledger.record("resolution", f"{E}concept:a", f"{E}concept:b", "same", "auto")
     export = tmp_path / "d.json"
     ledger.export_json(export)
     payload = json.loads(export.read_text())
-    payload["decisions"][0]["retracted_at"] = "2026-12-01T00:00:00+00:00"
+    payload["decisions"][0]["retracted_at"] = now_iso()
     export.write_text(json.dumps(payload))
     assert ledger.import_json(export)["retracted"] == 1
     assert not ledger.all()[0].active and ledger.all()[0].decision_id == d.decision_id
@@ -103,7 +105,7 @@ def test_malformed_import_names_the_file_and_changes_nothing(ledger, tmp_path, c
 
 
 def test_import_is_all_or_nothing(ledger, tmp_path):
-    good = {"decision_id": "d-1", "kind": "resolution", "subject": "a", "object": "b", "verdict": "same", "actor": "user",
+    good = {"decision_id": "d-1", "kind": "resolution", "subject": f"{E}concept:a", "object": f"{E}concept:b", "verdict": "same", "actor": "user",
             "made_at": "2026-01-01T00:00:00+00:00", "evidence": {}, "retracted_at": None}
     bad = dict(good, decision_id="d-2", verdict="maybe")
     path = tmp_path / "mixed.json"
@@ -111,3 +113,70 @@ def test_import_is_all_or_nothing(ledger, tmp_path):
     with pytest.raises(DecisionFileError, match="decision #2"):
         ledger.import_json(path)
     assert ledger.all() == []
+
+
+def _export(path, *decisions):
+    path.write_text(json.dumps({"format": "engram-decisions", "version": 1, "decisions": list(decisions)}))
+    return path
+
+
+_GOOD = {"decision_id": "d-0123456789abcdef", "kind": "resolution", "subject": f"{E}organization:fng",
+         "object": f"{E}organization:full-name-group", "verdict": "same", "actor": "user",
+         "made_at": "2026-01-01T00:00:00+00:00", "evidence": {}, "retracted_at": None}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"decision_id": ["d-1"]}, "decision_id must be a string"),
+        ({"decision_id": "../../x y"}, "is not an id"),
+        ({"subject": {"iri": "x"}}, "subject must be a string"),
+        ({"subject": "a"}, "subject must be an IRI starting urn:engram:entity:"),
+        ({"object": f"{E}bad iri"}, "object is not a valid IRI"),
+        ({"object": _GOOD["subject"]}, "subject and object are the same"),
+        ({"actor": "llm:has space"}, "actor must be"),
+        ({"actor": 3}, "actor must be a string"),
+        ({"made_at": "9999-12-31T00:00:00+00:00"}, "is in the future"),
+        ({"made_at": "yesterday"}, "not an ISO date"),
+        ({"made_at": "2026-01-01T00:00:00"}, "no time zone"),
+        ({"retracted_at": "2025-01-01T00:00:00+00:00"}, "retracted_at is before made_at"),
+        ({"evidence": [1]}, "evidence must be an object"),
+        ({"extra": 1}, "unknown field"),
+        ({"kind": ["resolution"]}, "kind must be a string"),
+    ],
+)
+def test_every_field_of_an_imported_decision_is_checked(ledger, tmp_path, change, message):
+    path = _export(tmp_path / "forged.json", _GOOD, {**_GOOD, "decision_id": "d-2", **change})
+    with pytest.raises(DecisionFileError, match=message) as info:
+        ledger.import_json(path)
+    assert str(info.value).startswith(f"{path}: decision #2 is malformed")
+    assert ledger.all() == []  # all or nothing
+
+
+def test_a_duplicated_id_is_refused(ledger, tmp_path):
+    with pytest.raises(DecisionFileError, match="appears twice"):
+        ledger.import_json(_export(tmp_path / "d.json", _GOOD, _GOOD))
+
+
+def test_imported_times_are_stored_in_the_ledgers_own_form(ledger, tmp_path):
+    ledger.import_json(_export(tmp_path / "d.json", {**_GOOD, "made_at": "2026-01-01T02:00:00+02:00"}))
+    assert ledger.all()[0].made_at == "2026-01-01T00:00:00.000+00:00"
+
+
+def test_deep_nesting_and_folders_are_one_line_errors(ledger, tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DecisionFileError, match="nested more than"):
+        ledger.import_json(deep)
+    nested = {"a": {}}
+    for _ in range(40):
+        nested = {"a": nested}
+    with pytest.raises(DecisionFileError, match="nested more than"):
+        ledger.import_json(_export(tmp_path / "evidence.json", {**_GOOD, "evidence": nested}))
+    with pytest.raises(DecisionFileError, match="is a folder"):
+        ledger.import_json(tmp_path)
+
+
+def test_export_to_a_missing_folder_is_one_line_error(ledger, tmp_path):
+    with pytest.raises(DecisionFileError, match="no such folder"):
+        ledger.export_json(tmp_path / "missing" / "d.json")
