@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from engram_lab.cli import main
+from engram_lab.graph.vocabulary import ENTITY_PREFIX
 from engram_lab.state import DecisionLedger, open_ledger
 
 
@@ -130,7 +132,7 @@ def test_ingest_reports_each_file(vault, tmp_path, capsys):
 
 def test_decisions_round_trip(indexed, tmp_path, capsys):
     conn = open_ledger(indexed)
-    DecisionLedger(conn).record("resolution", "a", "b", "same", "user")
+    DecisionLedger(conn).record("resolution", f"{ENTITY_PREFIX}concept:a", f"{ENTITY_PREFIX}concept:b", "same", "user")
     conn.close()
     export = tmp_path / "d.json"
     assert "exported 1 decisions" in run(capsys, "export-decisions", indexed, export)[1]
@@ -142,3 +144,34 @@ def test_console_script_runs_as_a_process(indexed):
     assert done.returncode == 0 and json.loads(done.stdout)["results"]
     done = subprocess.run([sys.executable, "-m", "engram_lab.cli", "index", str(indexed / "nope")], capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_decision_file_mistakes_are_one_line_errors(indexed, tmp_path, capsys):
+    code, _, err = run(capsys, "export-decisions", indexed, tmp_path / "missing" / "d.json")
+    assert code == 2 and err.startswith("engram: error: ") and "no such folder" in err and "Traceback" not in err
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps({"format": "engram-decisions", "version": 1, "decisions": [
+        {"decision_id": "d-1", "kind": "resolution", "subject": {"x": 1}, "object": f"{ENTITY_PREFIX}concept:b",
+         "verdict": "same", "actor": "user", "made_at": "2026-01-01T00:00:00+00:00", "evidence": {}}]}))
+    code, _, err = run(capsys, "import-decisions", indexed, forged)
+    assert code == 2 and err.count("\n") == 1 and "decision #1 is malformed: subject must be a string" in err
+    code, _, err = run(capsys, "import-decisions", indexed, tmp_path)
+    assert code == 2 and "is a folder" in err
+
+
+@pytest.mark.parametrize(("argv", "code"), [
+    (["--help"], 0),  # argparse drops a failed write itself
+    (["status", "{vault}"], 141),
+    (["sparql", "{vault}", "SELECT ?s WHERE { ?s ?p ?o }"], 141),
+])
+def test_output_into_a_closed_pipe_is_no_traceback(indexed, argv, code):
+    """`engram … | head`: the reader is gone before engram writes."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "engram_lab.cli", *(str(indexed) if a == "{vault}" else a for a in argv)],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.returncode == code
