@@ -19,6 +19,7 @@ from engram_lab.errors import EngramError
 from engram_lab.indexer import LEARNED_DIR
 from engram_lab.resolve import names as nm
 from engram_lab.retrieve.keyword_search import KeywordSearcher
+from engram_lab.vault.paths import OutsideFolderError, resolve_within
 from engram_lab.vault.write import free_path, inside_vault, render_note, slugify, write_bytes_atomic
 
 PENDING = "pending-review"
@@ -92,7 +93,10 @@ def check_sources(vault: Path, sources: list[str]) -> list[str]:
     for source in cleaned:
         if _URL.match(source):
             continue
-        path = inside_vault(vault, vault / source)
+        try:
+            path = resolve_within(vault, source)
+        except OutsideFolderError:
+            raise EngramError(f"source {source!r} is outside the vault") from None
         if not path.is_file():
             raise EngramError(f"source {source!r} is neither a URL nor a note in the vault")
     return cleaned
@@ -143,12 +147,13 @@ def _frontmatter(text: str) -> dict[str, object]:
 
 def accept_learned(vault: Path, rel_path: str, *, now: dt.datetime | None = None) -> str:
     """Flip a learned note to ``status: accepted`` (a person's act); the next index run extracts it."""
-    rel = rel_path.strip().lstrip("/")
-    if not rel.startswith(LEARNED_DIR):
-        raise EngramError(f"{rel_path}: only notes under {LEARNED_DIR} wait for acceptance")
-    path = inside_vault(vault, vault / rel)
-    if not path.is_file():
+    try:  # resolved first, so `learned/../index.md` (or a link out of learned/) is refused
+        path = resolve_within(resolve_within(vault, LEARNED_DIR), rel_path.strip(), base=vault)
+    except OutsideFolderError:
+        raise EngramError(f"{rel_path}: only notes under {LEARNED_DIR} wait for acceptance") from None
+    if path.suffix != ".md" or not path.is_file():
         raise EngramError(f"{rel_path}: no such learned note")
+    rel = path.relative_to(vault.resolve()).as_posix()
     text = path.read_text(encoding="utf-8")
     match = _FRONTMATTER.match(text)
     if not match:

@@ -84,3 +84,16 @@ def test_cli_learn_and_accept(engine, monkeypatch, capsys):
     assert main(["accept-learned", str(engine.vault)]) == 0
     assert "learned/buoy-drift.md" in capsys.readouterr().out
     assert main(["accept-learned", str(engine.vault), "learned/buoy-drift.md"]) == 0
+
+
+@pytest.mark.parametrize("given", ["learned/../people.md", "learned/../../outside.md", "learned/link.md", "{abs}/people.md"])
+def test_accepting_never_touches_a_note_outside_learned(engine, capsys, given):
+    people = engine.vault / "people.md"
+    people.write_text("---\ntitle: People\nstatus: draft\n---\n# People\n\nPriya Raman leads the data work.\n")
+    (engine.vault / "learned").mkdir()
+    (engine.vault / "learned" / "link.md").symlink_to(people)
+    before = people.read_bytes()
+    assert main(["accept-learned", str(engine.vault), given.format(abs=engine.vault)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("engram: error: ") and "only notes under learned/" in err and err.count("\n") == 1
+    assert people.read_bytes() == before
