@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from engram_lab.config import load_config
 from engram_lab.errors import EngramError
 from engram_lab.indexer import LEARNED_DIR
 from engram_lab.resolve import names as nm
@@ -109,6 +110,9 @@ def learn(vault: Path, title: str, body: str, sources: list[str], *, force: bool
         raise EngramError("a learned note needs a title")
     if not body.strip():
         raise EngramError("a learned note needs a body")
+    limit = load_config(vault).max_note_bytes
+    if len(body.encode("utf-8")) > limit:  # the index would record it as failed; do not write it at all
+        raise EngramError(f"the body is {len(body.encode('utf-8'))} bytes, more than max_note_mb ({limit} bytes) allows")
     cleaned = check_sources(vault, sources)
     similar = similar_notes(vault, title, body)
     duplicate = next((s for s in similar if s.similarity >= NEAR_DUPLICATE), None)

@@ -97,3 +97,10 @@ def test_accepting_never_touches_a_note_outside_learned(engine, capsys, given):
     err = capsys.readouterr().err
     assert err.startswith("engram: error: ") and "only notes under learned/" in err and err.count("\n") == 1
     assert people.read_bytes() == before
+
+
+def test_a_body_larger_than_a_note_may_be_is_refused_unwritten(engine, write):
+    write("engram.toml", "[vault]\nmax_note_mb = 0.001\n")
+    with pytest.raises(EngramError, match="more than max_note_mb"):
+        engine.learn("Big", "word " * 1000, ["people.md"])
+    assert not (engine.vault / "learned").exists()

@@ -16,6 +16,7 @@ from jupyter_server.utils import url_path_join
 from traitlets import Unicode
 from traitlets.config import Configurable
 
+from engram_lab.bounded_json import JSONLimitError, loads_bounded
 from engram_lab.engine import Engine
 from engram_lab.errors import EngramError
 from engram_lab.learn import DuplicateNoteError
@@ -25,6 +26,7 @@ from engram_lab.retrieve.results import snippet
 _ENGINE_KEY = "engram_engine"
 _ROOT_KEY = "engram_root_dir"
 _JOB_KEY = "engram_index_job"
+MAX_BODY_BYTES = 2 * 1024 * 1024  # a learned note from a selection; far more is a mistake or an attack
 
 
 class EngramServer(Configurable):
@@ -49,6 +51,16 @@ class _Base(APIHandler):
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(payload, ensure_ascii=False))
+
+    def json_body(self) -> dict[str, Any]:
+        """The request's JSON object, bounded in size and nesting: a huge or deep body is a 400, not a 500."""
+        try:
+            body = loads_bounded(self.request.body or b"{}", max_bytes=MAX_BODY_BYTES)
+        except JSONLimitError as exc:
+            raise EngramError(f"bad request: {exc}") from None
+        if not isinstance(body, dict):
+            raise EngramError("bad request: expected a JSON object")
+        return body
 
     async def run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Engine work off the event loop, so a long index run never freezes the server."""
@@ -160,14 +172,12 @@ class ProvenanceHandler(_Base):
 class LearnHandler(_Base):
     @tornado.web.authenticated
     async def post(self) -> None:
-        try:
-            body = json.loads(self.request.body or b"{}")
-            if not isinstance(body, dict):
-                raise ValueError("expected a JSON object")
-            title, text = str(body.get("title", "")), str(body.get("body", ""))
-            sources, force = [str(s) for s in body.get("sources", [])], bool(body.get("force", False))
-        except (ValueError, TypeError) as exc:
-            raise EngramError(f"bad request: {exc}") from None
+        body = self.json_body()
+        title, text, force = body.get("title", ""), body.get("body", ""), body.get("force", False)
+        sources = body.get("sources", [])
+        if not (isinstance(title, str) and isinstance(text, str) and isinstance(force, bool)
+                and isinstance(sources, list) and all(isinstance(s, str) for s in sources)):
+            raise EngramError('bad request: expected {"title": str, "body": str, "sources": [str, ...], "force": bool}')
         result = await self.run(self.engine.learn, title, text, sources, force=force)
         self.reply({"path": result.path, "similar": [asdict(s) for s in result.similar]})
 

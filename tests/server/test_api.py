@@ -83,6 +83,22 @@ def test_reindex_provenance_and_learn(server):
     assert status == 409 and "learned/buoy-drift.md" in payload["error"]
 
 
+def test_oversized_deep_or_mistyped_bodies_are_one_clear_400(server):
+    url, vault = server
+    request = urllib.request.Request(f"{url}/engram/learn", method="POST", data=b"[" * 100_000 + b"]" * 100_000)
+    request.add_header("Authorization", f"token {TOKEN}")
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(request, timeout=120)
+    assert info.value.code == 400 and "nested more than" in json.loads(info.value.read())["error"]
+    big = {"title": "Huge", "body": "word " * 600_000, "sources": ["index.md"]}
+    status, payload = call(url, "learn", method="POST", body=big)
+    assert status == 400 and "bytes of JSON" in payload["error"]
+    status, payload = call(url, "learn", method="POST", body={"title": {"x": 1}, "body": "b", "sources": ["index.md"]})
+    assert status == 400 and "expected" in payload["error"]
+    assert not (vault / "learned" / "huge.md").exists()
+    assert "Traceback" not in (vault.parent / "jupyter-server.log").read_text()
+
+
 def test_background_index_reports_progress(server):
     import time
 
