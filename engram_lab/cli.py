@@ -37,6 +37,8 @@ def _print_index(report: IndexReport) -> None:
         print(f"  failed   {path}: {reason}", file=sys.stderr)
     for warning in report.warnings:
         print(f"  skipped  {warning}", file=sys.stderr)
+    for problem in report.repaired:
+        print(f"  repaired {problem}", file=sys.stderr)
 
 
 def _print_status(report: StatusReport) -> None:
@@ -50,6 +52,8 @@ def _print_status(report: StatusReport) -> None:
         print(f"  stale    {path}")
     for path, reason in report.failed:
         print(f"  failed   {path}: {reason}")
+    for problem in report.damaged:
+        print(f"  damaged  {problem}: run `engram index` to rebuild it")
 
 
 def _print_results(outcome: SearchOutcome) -> None:
@@ -97,7 +101,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     report = Engine(args.vault).status()
     if args.json:
         print(json.dumps({"counts": report.counts, "failed": [{"path": p, "error": e} for p, e in report.failed],
-                          "stale": report.stale, "new": report.new, "deleted": report.deleted}, indent=2))
+                          "stale": report.stale, "new": report.new, "deleted": report.deleted, "damaged": report.damaged}, indent=2))
     else:
         _print_status(report)
     return 0

@@ -6,12 +6,18 @@ Order of writes, per chunk of documents, makes a crash safe at any point:
 3. the ledger records the chunk (one SQLite transaction): this is the commit point.
 A document whose ledger row did not commit still differs from its file on the
 next run and is simply done again; extraction is deterministic, so redoing it
-writes the same graph. A failed document keeps everything indexed before.
+writes the same graph. A rename is recorded in the same ledger transaction as
+the renamed note's new rows, so a kill before it leaves the old path in the
+ledger and the next run finds the rename again. A failed document keeps
+everything indexed before. Each run first checks that the graph store and the
+tables still agree with the ledger (:mod:`engram_lab.index.integrity`) and
+redoes the notes they disagree about.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +34,7 @@ from engram_lab.extract.segment import segment_document
 from engram_lab.graph.quads import DocumentInfo, document_quads
 from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.graph.vocabulary import document_iri
+from engram_lab.index.integrity import check_tables, store_problem
 from engram_lab.index.tables import TABLES_DIR, DocumentRows, TableStore, document_rows
 from engram_lab.state.db import engram_dir, open_ledger, transaction
 from engram_lab.state.lock import vault_write_lock
@@ -56,6 +63,7 @@ class IndexReport:
     failed: list[tuple[str, str]] = field(default_factory=list)
     partial: list[tuple[str, str]] = field(default_factory=list)  # indexed, but some segments failed to extract
     warnings: list[str] = field(default_factory=list)  # skipped folders and links, not documents
+    repaired: list[str] = field(default_factory=list)  # derived files found damaged or behind the ledger, and redone
     unchanged: int = 0
     seconds: float = 0.0
     generation_before: int = 0  # the ledger's sections generation when the run began
@@ -88,11 +96,13 @@ class _Done:
     """A parsed and extracted document waiting for its chunk to commit."""
 
     path: str
+    doc_id: str
     content: IndexedContent
     sections: list[Section]
     rows: DocumentRows
     error: str | None
     outcome: str  # "added" or "updated" or "renamed"
+    moved_from: str | None = None  # a rename's old path: the ledger moves the row when the chunk commits
 
 
 class _Run:
@@ -140,7 +150,8 @@ class _Run:
         missing = {path: row for path, row in known.items() if path not in present and path not in problem_docs}
         signature = (self.extractor.name, self.extractor.version)
         if only is None:
-            todo = [vf for vf in scan.files if needs_work(vf, known.get(vf.rel_path), full, signature)]
+            redo = self._check_derived(known)
+            todo = [vf for vf in scan.files if vf.rel_path in redo or needs_work(vf, known.get(vf.rel_path), full, signature)]
         else:  # re-extract exactly these notes (an import); the rest of the vault is left as it is
             todo = [vf for vf in scan.files if vf.rel_path in only]
             missing, problem_docs = {}, {}
@@ -176,24 +187,53 @@ class _Run:
         if not (engram_dir(self.vault) / STORE_DIR).exists():
             _ = self.store  # an indexed vault always has a store, if an empty one, so SPARQL works on it
 
+    def _check_derived(self, known: dict[str, ChangeKey]) -> set[str]:
+        """Paths to redo because the store or the tables disagree with the ledger (a kill, a damaged file)."""
+        leftovers = self.tables.remove_leftovers()
+        if leftovers:
+            self.report.repaired.append(f"{self.tables.base}: removed {len(leftovers)} temporary file(s) of an interrupted run")
+        indexed = {row.doc_id: row.path for row in known.values() if row.status in ("indexed", "pending-review") and not row.error}
+        check = check_tables(self.tables, indexed, {row.doc_id for row in known.values()})
+        self.report.repaired += check.problems
+        for bucket in check.unreadable:
+            self.tables.drop_bucket(bucket)  # its notes no longer match, so they are in check.redo
+        if check.orphans:
+            self.tables.apply(dict.fromkeys(check.orphans))
+        redo = {indexed[doc_id] for doc_id in check.redo}
+        store_dir = engram_dir(self.vault) / STORE_DIR
+        graph_docs = [row.path for row in known.values() if row.status == "indexed"]
+        problem = store_problem(store_dir, bool(graph_docs))
+        if problem:
+            self.report.repaired.append(f"{problem}; the graphs of {len(graph_docs)} note(s) are rebuilt")
+            if store_dir.is_symlink() or store_dir.is_file():
+                store_dir.unlink()
+            elif store_dir.exists():
+                shutil.rmtree(store_dir)
+            redo.update(graph_docs)
+        return redo
+
     def _index_one(self, vf: VaultFile, row: ChangeKey | None, missing_by_hash: dict[str, ChangeKey]) -> _Done | None:
         outcome = "added" if row is None else "updated"
+        moved_from: str | None = None
         try:
             note = read_note_bytes(vf.abs_path, vf.rel_path, self.config.max_note_bytes)
             if row is None and note.content_hash in missing_by_hash:
                 row = missing_by_hash.pop(note.content_hash)
-                with transaction(self.conn):
-                    self.table.move(row.doc_id, vf.rel_path)
-                self.report.renamed.append((row.path, vf.rel_path))
-                outcome = "renamed"
+                outcome, moved_from = "renamed", row.path
             doc = parse_document(decode_note_text(note.data, vf.rel_path), vf.rel_path, vf.kind)
         except DocumentError as exc:
             with transaction(self.conn):
+                if moved_from is not None and row is not None:
+                    self.table.move(row.doc_id, vf.rel_path)
+                    self.report.renamed.append((moved_from, vf.rel_path))
                 self.table.record_failed(vf.rel_path, vf.kind, exc.problem)
             self.report.failed.append((vf.rel_path, exc.problem))
             return None
-        with transaction(self.conn):
-            doc_id = self.table.ensure(vf.rel_path, vf.kind)
+        if moved_from is not None and row is not None:
+            doc_id = row.doc_id  # the ledger still has the old path until this note's chunk commits
+        else:
+            with transaction(self.conn):
+                doc_id = self.table.ensure(vf.rel_path, vf.kind)
         status = review_status(doc)
         segments = segment_document(doc)
         extraction = self.extractor.extract(doc, segments) if status == "indexed" else None
@@ -212,17 +252,22 @@ class _Run:
                    "extractor_version": self.extractor.version, "model": getattr(self.extractor, "model", None),
                    "content_hash": note.content_hash, **_usage_columns(extraction)}
         error = "; ".join(extraction.errors) if extraction is not None and extraction.errors else None
-        return _Done(vf.rel_path, content, document_sections(doc), document_rows(doc_row, segments, extraction), error, outcome)
+        return _Done(vf.rel_path, doc_id, content, document_sections(doc), document_rows(doc_row, segments, extraction), error,
+                     outcome, moved_from)
 
     def _commit(self, chunk: list[_Done]) -> None:
         if not chunk:
             return
-        self.tables.apply({str(done.rows.rows["documents"][0]["doc_id"]): done.rows for done in chunk})
-        with transaction(self.conn):
+        self.tables.apply({done.doc_id: done.rows for done in chunk})
+        with transaction(self.conn):  # the commit point: renames and new content together
             for done in chunk:
+                if done.moved_from is not None:
+                    self.table.move(done.doc_id, done.path)
                 self.table.record_indexed(done.path, done.content, done.sections, done.error)
         for done in chunk:
-            if done.outcome == "added":
+            if done.moved_from is not None:
+                self.report.renamed.append((done.moved_from, done.path))
+            elif done.outcome == "added":
                 self.report.added.append(done.path)
             elif done.outcome == "updated":
                 self.report.updated.append(done.path)

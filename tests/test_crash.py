@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -86,3 +87,51 @@ def test_kill_during_index_then_resume(vault, write):
     assert len(report.added) + len(report.updated) == NOTES - len(rows)
     hits = KeywordSearcher(vault).search("word2999", k=1)
     assert hits and hits[0].path == "b29/n2999.md"
+
+
+RENAME_NOTES = 400
+_INDEX_IN_SMALL_CHUNKS = (  # the real CLI, committing every 40 notes so a kill lands between commits
+    "import sys, engram_lab.indexer as i; i.CHUNK_DOCS = 40; from engram_lab.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def _renamed_count(ledger_path) -> int:
+    try:
+        conn = sqlite3.connect(f"file:{ledger_path}?mode=ro", uri=True, timeout=1)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM documents WHERE path LIKE 'moved%'").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+
+
+def test_kill_during_renames_then_incremental_run_equals_a_fresh_index(vault, write, tmp_path):
+    from tests.test_relational import canonical
+
+    for i in range(RENAME_NOTES):
+        write(f"b{i // 100}/n{i}.md", f"# Note {i}\n\nMarta Hall{i} visited Mill Reach {i}.\n\n## Part\nMore text {i}.\n")
+    index_vault(vault, progress=False)
+    for folder in range(3):  # renames keep size and mtime: only the content hash tells them apart
+        (vault / f"b{folder}").rename(vault / f"moved{folder}")
+    for i in range(300, 320):
+        (vault / f"b3/n{i}.md").write_text(f"# Note {i}\n\nEdited: Acme Corp was bought by Widget Works {i}.\n")
+    for i in range(320, 330):
+        (vault / f"b3/n{i}.md").unlink()
+    process = subprocess.Popen([sys.executable, "-c", _INDEX_IN_SMALL_CHUNKS, "index", str(vault), "--quiet"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ledger_path = vault / ".engram" / "ledger.sqlite"
+    deadline = time.monotonic() + 60
+    while _renamed_count(ledger_path) == 0 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert process.returncode == -signal.SIGKILL, "the index run finished before it could be killed"
+    assert 0 < _renamed_count(ledger_path) < 300
+
+    report = index_vault(vault, progress=False)
+    assert report.failed == []
+    fresh = tmp_path / "fresh"
+    shutil.copytree(vault, fresh, ignore=shutil.ignore_patterns(".engram"))
+    index_vault(fresh, progress=False)
+    assert canonical(vault) == canonical(fresh)

@@ -8,6 +8,7 @@ one writing process; a second one waits for the lock, then gives a clear error.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -45,9 +46,21 @@ def query_read_only(path: Path, sparql: str, attempts: int = 20) -> pl.DataFrame
     raise AssertionError("unreachable")
 
 
+def _damaged(path: Path) -> bool:
+    """RocksDB without its CURRENT file either refuses the folder or silently starts an empty store in it."""
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return False
+    return bool(names) and "CURRENT" not in names
+
+
 class GraphStore:
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        if _damaged(path):
+            raise VaultError(f"{path}: the graph store is damaged (its CURRENT file is missing); "
+                             "run `engram index` to rebuild it from the notes")
         deadline = time.monotonic() + _LOCK_WAIT_SECONDS
         while True:
             try:

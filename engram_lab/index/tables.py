@@ -115,6 +115,35 @@ class TableStore:
                 fresh = pl.DataFrame(new_rows, schema=SCHEMAS[table], orient="row") if new_rows else _empty(table)
                 _write_atomic(pl.concat([kept, fresh], how="vertical"), path)
 
+    def document_paths(self) -> tuple[dict[str, str], list[int]]:
+        """Doc id -> path as the documents table records them, and the buckets whose file cannot be read."""
+        paths: dict[str, str] = {}
+        unreadable: list[int] = []
+        for bucket in range(BUCKETS):
+            path = self._file("documents", bucket)
+            if not path.exists():
+                continue
+            try:
+                frame = pl.read_parquet(path, columns=["doc_id", "path"])
+            except (OSError, pl.exceptions.PolarsError):
+                unreadable.append(bucket)
+                continue
+            paths.update(zip(frame["doc_id"].to_list(), frame["path"].to_list()))
+        return paths, unreadable
+
+    def drop_bucket(self, bucket: int) -> None:
+        """Remove one bucket from every table (its notes must then be written again)."""
+        for table in SCHEMAS:
+            self._file(table, bucket).unlink(missing_ok=True)
+
+    def remove_leftovers(self) -> list[str]:
+        """Delete temporary files of writes killed before their rename; call only while holding the write lock."""
+        removed = []
+        for tmp in self.base.glob("*/.bucket-*.tmp"):
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp.name)
+        return removed
+
     def read(self, table: str) -> pl.DataFrame:
         files = sorted((self.base / table).glob("bucket-*.parquet"))
         if not files:
