@@ -179,7 +179,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_sparql(args: argparse.Namespace) -> int:
     import polars as pl
 
-    frame = Engine(args.vault).sparql(args.query)
+    frame = Engine(args.vault).sparql(args.query, federated=args.allow_service)
     if args.json:
         print(frame.write_json())
     else:
@@ -326,6 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=int, default=50, help="rows shown in the table (default 50)")
+    p.add_argument("--allow-service", action="store_true",
+                   help="let SERVICE clauses send requests to other servers (federated queries are off by default)")
     p.set_defaults(func=cmd_sparql)
 
     p = sub.add_parser("import-openie", help="store precomputed OpenIE triples (HippoRAG JSON) in the notes' graphs")

@@ -17,6 +17,7 @@ import polars as pl
 from pyoxigraph import NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, Store
 
 from engram_lab.errors import EngramError, VaultError
+from engram_lab.graph.federation import refuse_federation
 
 STORE_DIR = "store"
 _LOCK_WAIT_SECONDS = 30.0
@@ -30,13 +31,13 @@ def _term_text(term: object) -> str | None:
     return str(value) if value is not None else str(term)
 
 
-def query_read_only(path: Path, sparql: str, attempts: int = 20) -> pl.DataFrame:
+def query_read_only(path: Path, sparql: str, attempts: int = 20, *, federated: bool = False) -> pl.DataFrame:
     """Run a query on a read-only view, reopening when a concurrent writer's compaction removed a file
     under us (RocksDB reads table files lazily): readers never take the write lock."""
     for attempt in range(attempts):
         store = GraphStore(path, read_only=True)
         try:
-            return store.query(sparql)
+            return store.query(sparql, federated=federated)
         except RuntimeError:
             if attempt == attempts - 1:
                 raise VaultError(f"{path}: the graph kept changing under the query; try again") from None
@@ -103,12 +104,22 @@ class GraphStore:
     def __len__(self) -> int:
         return len(self._store)
 
-    def query(self, sparql: str) -> pl.DataFrame:
-        """Run a SELECT (a table), ASK (one column ``ask``) or CONSTRUCT/DESCRIBE (s, p, o) query."""
+    def query(self, sparql: str, *, federated: bool = False) -> pl.DataFrame:
+        """Run a SELECT (a table), ASK (one column ``ask``) or CONSTRUCT/DESCRIBE (s, p, o) query.
+
+        ``SERVICE`` (a request to another server) is refused unless ``federated``; a failed request is an EngramError.
+        """
+        if not federated:
+            refuse_federation(sparql)
         try:
-            result = self._store.query(sparql, use_default_graph_as_union=True)
+            return self._frame(sparql)
         except SyntaxError as exc:
             raise EngramError(f"SPARQL syntax error: {exc}") from None
+        except OSError as exc:  # Oxigraph reports a SERVICE endpoint's HTTP failure as an OSError, while iterating
+            raise EngramError(f"SPARQL query failed: {' '.join(str(exc).split())}") from None
+
+    def _frame(self, sparql: str) -> pl.DataFrame:
+        result = self._store.query(sparql, use_default_graph_as_union=True)
         if isinstance(result, QueryBoolean):
             return pl.DataFrame({"ask": [bool(result)]})
         if isinstance(result, QuerySolutions):
