@@ -3,8 +3,9 @@
 Not temporal reasoning: a later decision about the same (resolved) subject is
 only a *candidate* for replacing an earlier one. Each earlier decision is paired
 with the nearest later decision sharing a subject; the pair is ``pending`` until
-a person accepts or rejects it (verdicts in the ledger, keyed by the decisions'
-note, words and date, so they survive re-extraction). Candidates are recomputed
+a person accepts or rejects it (verdicts in the ledger). A verdict applies to the
+candidate whose two decisions have its words and dates: not their note's id, which
+a renamed note loses when ``.engram/`` is rebuilt. Candidates are recomputed
 from the current statements on every analysis pass: when the later decision
 disappears from its note, so does the candidate, and the earlier one is current.
 """
@@ -163,6 +164,18 @@ def _subject_keys(d: DatedDecision) -> set[str]:
     return keys
 
 
+def _words_and_date(part: dict[str, Any]) -> tuple[str, str]:
+    return " ".join(str(part.get("text", "")).split()), str(part.get("date", ""))
+
+
+def verdict_key(verdict: Decision) -> tuple[str, ...]:
+    """What a verdict is about: the words and dates of its two decisions (from its evidence), else the keys."""
+    earlier, later = verdict.evidence.get("earlier"), verdict.evidence.get("later")
+    if isinstance(earlier, dict) and isinstance(later, dict) and earlier.get("text") and later.get("text"):
+        return (*_words_and_date(earlier), *_words_and_date(later))
+    return (verdict.subject, verdict.object)
+
+
 def find_candidates(decisions: list[DatedDecision], verdicts: list[Decision]) -> list[Candidate]:
     """Each dated decision paired with the later decision that best fits as its replacement, if any.
 
@@ -171,7 +184,7 @@ def find_candidates(decisions: list[DatedDecision], verdicts: list[Decision]) ->
     subjects count 2 each, a link to the earlier note 2, each shared content word 1; ties go to the
     nearest date. Only the next few later decisions per subject are considered (``NEAREST_PER_SUBJECT``).
     """
-    verdicts_in_force = in_force(verdicts, SUPERSESSION, lambda d: (d.subject, d.object))
+    verdicts_in_force = in_force(verdicts, SUPERSESSION, verdict_key)
     pool = _later_pool(decisions)
     out: list[Candidate] = []
     for earlier in decisions:
@@ -186,7 +199,8 @@ def find_candidates(decisions: list[DatedDecision], verdicts: list[Decision]) ->
             if not shared and not (linked and len(words) >= 2):
                 continue
             score = 2.0 * len(shared) + 2.0 * linked + len(words)
-            verdict = verdicts_in_force.get((earlier.key, later.key))
+            content = (*_words_and_date(earlier.to_json()), *_words_and_date(later.to_json())) if verdicts_in_force else ()
+            verdict = verdicts_in_force.get(content) or verdicts_in_force.get((earlier.key, later.key))
             status = "pending" if verdict is None else ("accepted" if verdict.verdict == "accept" else "rejected")
             candidate = Candidate(earlier, later, shared, score, status, verdict.decision_id if verdict else None)
             if best is None or (score, -later.date.toordinal()) > (best[0], -best[1].toordinal()):
