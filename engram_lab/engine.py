@@ -26,7 +26,8 @@ from engram_lab.retrieve.searcher import SearchOutcome, Searcher
 from engram_lab.retrieve.settings import ABLATIONS, MODES
 from engram_lab.resolve.run import AnalysisReport
 from engram_lab.resolve.service import (
-    judge_pair, pending_pairs, retract_decision, run_analysis, supersession_candidates, supersession_verdict,
+    import_decisions, judge_pair, pending_pairs, retract_decision, run_analysis, supersession_candidates,
+    supersession_verdict,
 )
 from engram_lab.state.db import ANALYSED_GENERATION, engram_dir, open_ledger, read_counter, set_counter, transaction
 from engram_lab.state.decisions import Decision, DecisionLedger
@@ -178,5 +179,6 @@ class Engine:
             return ledger.export_json(path)
 
     def import_decisions(self, path: Path) -> dict[str, int]:
-        with self.decisions() as ledger:
-            return ledger.import_json(path)
+        counts = import_decisions(self.vault, path)
+        self._searcher = None
+        return counts

@@ -7,11 +7,14 @@ built from winning ``same`` judgments, strongest actor first, and a union that
 would put two entities judged ``distinct`` into one cluster is refused: a user's
 ``distinct`` also blocks merges that would arrive transitively.
 Retracting a decision and recomputing gives exactly the state before it.
+Given the entities the notes hold now (``present``), a judgment about one that is
+gone is left out, and holds again when it returns: the state is a function of the
+decisions and the notes only, never of the order things happened in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -51,9 +54,18 @@ def in_force(decisions: Iterable[Decision], kind: str, key: Callable[[Decision],
     return best
 
 
-def winning_judgments(decisions: Iterable[Decision]) -> dict[Pair, Decision]:
-    """The resolution judgment in force for each unordered pair of entities."""
-    return in_force((d for d in decisions if d.subject != d.object), RESOLUTION, lambda d: pair_key(d.subject, d.object))
+def winning_judgments(decisions: Iterable[Decision], present: Collection[str] | None = None) -> dict[Pair, Decision]:
+    """The resolution judgment in force for each unordered pair of entities (of ``present`` ones, when given)."""
+    wanted = (d for d in decisions if d.subject != d.object
+              and (present is None or (d.subject in present and d.object in present)))
+    return in_force(wanted, RESOLUTION, lambda d: pair_key(d.subject, d.object))
+
+
+def _union_order(d: Decision) -> tuple[int, str, str, str]:
+    """Strongest actor first; a person's or a model's judgments in the order made, automatic ones (which
+    the notes make, at whatever time an analysis ran) by pair, so the clusters do not depend on history."""
+    rank = actor_rank(d.actor)
+    return (rank, "", d.subject, d.object) if d.actor == "auto" else (rank, d.made_at, "", "")
 
 
 @dataclass
@@ -88,8 +100,9 @@ class ResolutionState:
         return out
 
 
-def resolve_state(decisions: Iterable[Decision]) -> ResolutionState:
-    judgments = winning_judgments(decisions)
+def resolve_state(decisions: Iterable[Decision], present: Collection[str] | None = None) -> ResolutionState:
+    """Judgments in force and clusters; ``present``: the entities the notes hold (None: every one judged)."""
+    judgments = winning_judgments(decisions, present)
     parent: dict[str, str] = {}
     members: dict[str, set[str]] = {}
     apart: dict[str, set[str]] = {}  # entity -> entities it was judged distinct from
@@ -107,7 +120,7 @@ def resolve_state(decisions: Iterable[Decision]) -> ResolutionState:
         return x
 
     state = ResolutionState(judgments)
-    sames = sorted((d for d in judgments.values() if d.verdict == "same"), key=lambda d: (actor_rank(d.actor), d.made_at))  # stable: ledger order breaks ties
+    sames = sorted((d for d in judgments.values() if d.verdict == "same"), key=_union_order)  # stable: ledger order breaks ties
     for d in sames:
         ra, rb = find(d.subject), find(d.object)
         if ra == rb:

@@ -2,13 +2,18 @@
 the overlay graph, and supersession candidates in ``#analysis`` graphs.
 
 It reads the Parquet tables (never the notes) and the ledger, so it can be rerun
-at any time; with ``changed_docs`` it scores only pairs touching entities of
-those notes. Writes, in order: ledger decisions and queue (one transaction),
-then the graphs, which are projections and rebuilt whole each time.
+at any time; with ``changed_docs`` it scores only pairs touching entities whose
+evidence inputs moved (``focus.py``). Automatic judgments follow the evidence
+(made, or withdrawn when it goes) whatever a person decided on the pair, and the
+queue keeps every pair up for review: precedence and the queue's reader decide
+what shows. The overlay is a function of the ledger and the entities present.
+Writes, in order: ledger decisions and queue (one transaction), then the graphs,
+which are projections and rebuilt whole when they move.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -24,17 +29,20 @@ from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.resolve.candidates import Pair, candidate_pairs
 from engram_lab.resolve.entities import EntityView, entity_view
 from engram_lab.resolve.evidence import Expansions, PairEvidence, score_pair
+from engram_lab.resolve.focus import entity_digests, moved_entities, record_digests
 from engram_lab.resolve.graphs import analysis_quads, overlay_quads
 from engram_lab.resolve.llm_judge import LLMJudge
 from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, pair_key, resolve_state
+from engram_lab.resolve.overlay import Pair as IriPair
 from engram_lab.resolve import names as nm
 from engram_lab.resolve.supersession import Candidate, DatedDecision, dated_decisions, find_candidates
-from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, open_ledger, transaction
-from engram_lab.state.decisions import DecisionLedger
+from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, open_ledger, read_meta, set_meta, transaction
+from engram_lab.state.decisions import Decision, DecisionLedger, machine_decision_id
 from engram_lab.state.lock import vault_write_lock
 from engram_lab.state.review import ReviewQueue, StoredCandidate
 
 RETRIEVAL_INDEX = "retrieval"  # the published retrieval index supplies label-embedding neighbours
+OVERLAY_DIGEST = "overlay_digest"  # meta key: the judgments the overlay graph was last written with
 
 
 @dataclass
@@ -87,8 +95,9 @@ def embedding_neighbours(vault: Path, view: EntityView) -> dict[Pair, float]:
     return out
 
 
-def score_candidates(view: EntityView, focus: set[int] | None, embedding: dict[Pair, float]) -> list[PairEvidence]:
-    expansions = Expansions(view)
+def score_candidates(view: EntityView, focus: set[int] | None, embedding: dict[Pair, float],
+                     expansions: Expansions | None = None) -> list[PairEvidence]:
+    expansions = expansions or Expansions(view)
     pairs = candidate_pairs(view, focus, embedding)
     return [score_pair(view, a, b, sources, expansions, embedding.get((a, b))) for (a, b), sources in sorted(pairs.items())]
 
@@ -104,48 +113,34 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
     data = load_tables(vault)
     view = data.view
     report.entities = view.size
-    focus = None if changed_docs is None else {i for i, docs in enumerate(view.doc_sets) if docs & changed_docs}
     embedding = embedding_neighbours(vault, view)
     report.embedding_leg = bool(embedding)
-    scored = score_candidates(view, focus, embedding) if focus is None or focus else []
-    report.candidate_pairs = len(scored)
+    expansions = Expansions(view)
+    digests = entity_digests(view, expansions)
 
     conn = open_ledger(vault)
     try:
         ledger, queue = DecisionLedger(conn), ReviewQueue(conn)
-        decided = _decided_pairs(ledger)
-        new_in_queue: list[PairEvidence] = []
+        moved, gone = moved_entities(conn, digests)
+        focus = None if changed_docs is None else {
+            i for i, (iri, docs) in enumerate(zip(view.iris, view.doc_sets)) if iri in moved or docs & changed_docs}
+        scored = score_candidates(view, focus, embedding, expansions) if focus is None or focus else []
+        report.candidate_pairs = len(scored)
         with transaction(conn):
+            queued_before = {pair_key(p.a, p.b) for p in queue.pairs(include_decided=True)}
             queue.keep_only(set(view.iris))
-            if focus is not None:
-                queue.remove_touching({view.iris[i] for i in focus})
-            queued_before = {pair_key(p.a, p.b) for p in queue.pairs()}
-            for ev in scored:
-                key = pair_key(ev.a, ev.b)
-                holders = decided.get(key, [])
-                auto = [d for d in holders if d.actor == "auto" and d.verdict == "same"]
-                if any(d.actor != "auto" for d in holders):
-                    continue  # a person or the LLM judge already spoke
-                if ev.verdict == "auto-same":
-                    if not auto:
-                        ledger.record_within(RESOLUTION, ev.a, ev.b, "same", "auto", ev.to_json())
-                        report.auto_same.append((ev.name_a, ev.name_b))
-                    continue
-                for d in auto:  # the evidence no longer carries the merge
-                    ledger.retract_within(d.decision_id)
-                    report.auto_retracted += 1
-                if ev.verdict == "review":
-                    queue.put(key[0], key[1], ev.score, ev.rule, ev.to_json() | {"a": ev.a, "b": ev.b})
-                    report.queued += 1
-                    if key not in queued_before:
-                        new_in_queue.append(ev)
+            queue.remove_touching(set(view.iris) if focus is None else {view.iris[i] for i in focus})
+            new_in_queue = _apply_evidence(scored, ledger, queue, queued_before, report)
+            record_digests(conn, digests, set(digests) if focus is None else moved, gone)
         if judge is not None and new_in_queue:
-            report.llm_judged = _ask_judge(judge, view, new_in_queue, ledger, queue, _titles(conn))
-        if changed_docs is not None and not _projections_affected(report, data, changed_docs, queue):
+            report.llm_judged = _ask_judge(judge, view, new_in_queue, ledger, _titles(conn))
+        state = resolve_state(ledger.all(), set(view.iris))
+        overlay_moved = _overlay_digest(state) != read_meta(conn, OVERLAY_DIGEST)
+        if changed_docs is not None and not overlay_moved and not _candidates_affected(data, changed_docs, queue):
             report.supersessions = queue.candidate_count()
             report.seconds = time.perf_counter() - started
-            return report  # no judgment moved and no dated decision was touched: graphs and candidates stand
-        state, candidates, changed = _recompute(ledger, queue, data)
+            return report  # no judgment in force moved and no dated decision was touched: graphs and candidates stand
+        candidates, changed = _recompute_candidates(ledger, queue, data, state)
         report.supersessions = len(candidates)
     finally:
         conn.close()
@@ -154,10 +149,47 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
     return report
 
 
-def _projections_affected(report: AnalysisReport, data: TableData, changed_docs: set[str], queue: ReviewQueue) -> bool:
-    """Whether this focused pass can change the overlay or any supersession candidate."""
-    if report.auto_same or report.auto_retracted or report.llm_judged:
-        return True
+def _apply_evidence(scored: list[PairEvidence], ledger: DecisionLedger, queue: ReviewQueue,
+                    queued_before: set[IriPair], report: AnalysisReport) -> list[PairEvidence]:
+    """Make or withdraw automatic judgments and queue pairs as the evidence says; returns the pairs new in the
+    queue with nobody's judgment in force (for the LLM judge). A person's retraction of an automatic judgment
+    keeps its row (retracted), so the same evidence does not make it again."""
+    decisions = ledger.all()
+    by_id = {d.decision_id: d for d in decisions}
+    active: dict[IriPair, list[Decision]] = {}
+    for d in decisions:
+        if d.kind == RESOLUTION and d.active:
+            active.setdefault(pair_key(d.subject, d.object), []).append(d)
+    new_in_queue: list[PairEvidence] = []
+    for ev in scored:
+        key = pair_key(ev.a, ev.b)
+        holders = active.get(key, [])
+        if ev.verdict == "auto-same":
+            auto_id = machine_decision_id(RESOLUTION, key[0], key[1], "same", "auto")
+            if auto_id not in by_id:
+                ledger.record_within(RESOLUTION, key[0], key[1], "same", "auto", ev.to_json(), decision_id=auto_id)
+                report.auto_same.append((ev.name_a, ev.name_b))
+            continue
+        for d in holders:
+            if d.actor == "auto" and d.verdict == "same":  # the evidence no longer carries the merge
+                ledger.withdraw_within(d.decision_id)
+                report.auto_retracted += 1
+        if ev.verdict == "review":
+            queue.put(key[0], key[1], ev.score, ev.rule, ev.to_json() | {"a": ev.a, "b": ev.b})
+            report.queued += 1
+            if key not in queued_before and not any(d.actor != "auto" for d in holders):
+                new_in_queue.append(ev)
+    return new_in_queue
+
+
+def _overlay_digest(state: ResolutionState) -> str:
+    """What the overlay graph is written from: the judgments in force and the merges kept apart."""
+    payload = sorted((d.decision_id, state.blocked.get(d.decision_id, "")) for d in state.judgments.values())
+    return hashlib.sha256(json.dumps(payload).encode("utf-8")).hexdigest()
+
+
+def _candidates_affected(data: TableData, changed_docs: set[str], queue: ReviewQueue) -> bool:
+    """Whether the notes this focused pass read can change any supersession candidate."""
     decisions = data.statements.filter((pl.col("kind") == "decision") & pl.col("date").is_not_null())
     if decisions.filter(pl.col("doc_id").is_in(list(changed_docs))).height:
         return True
@@ -166,15 +198,7 @@ def _projections_affected(report: AnalysisReport, data: TableData, changed_docs:
     return bool(referenced & changed_docs) or bool(referenced - present)  # edited, or deleted, notes in candidates
 
 
-def _decided_pairs(ledger: DecisionLedger) -> dict[tuple[str, str], list]:  # type: ignore[type-arg]
-    out: dict[tuple[str, str], list] = {}  # type: ignore[type-arg]
-    for d in ledger.all(include_retracted=False):
-        if d.kind == RESOLUTION:
-            out.setdefault(pair_key(d.subject, d.object), []).append(d)
-    return out
-
-
-def _ask_judge(judge: LLMJudge, view: EntityView, pairs: list[PairEvidence], ledger: DecisionLedger, queue: ReviewQueue,
+def _ask_judge(judge: LLMJudge, view: EntityView, pairs: list[PairEvidence], ledger: DecisionLedger,
                titles: dict[str, str]) -> int:
     judged = 0
     for ev in pairs:
@@ -183,8 +207,6 @@ def _ask_judge(judge: LLMJudge, view: EntityView, pairs: list[PairEvidence], led
         if reply.verdict is None:
             continue
         ledger.record(RESOLUTION, ev.a, ev.b, reply.verdict, judge.actor, ev.to_json() | {"llm_reason": reply.reason})
-        with transaction(ledger.conn):
-            queue.remove(ev.a, ev.b)
         judged += 1
     return judged
 
@@ -195,9 +217,16 @@ def _stored(c: Candidate) -> StoredCandidate:
 
 
 def write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate], docs: set[str] | None = None) -> None:
-    """Rebuild the overlay graph and the ``#analysis`` graphs of ``docs`` (None: every one) from the state."""
+    """Rebuild the overlay graph and the ``#analysis`` graphs of ``docs`` (None: every one) from the state;
+    then note what the overlay was written from, so a pass where it did not move can skip the graphs."""
     with vault_write_lock(vault):
         _write_projections(vault, state, candidates, docs)
+    conn = open_ledger(vault)
+    try:
+        with transaction(conn):
+            set_meta(conn, OVERLAY_DIGEST, _overlay_digest(state))
+    finally:
+        conn.close()
 
 
 def _write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate], docs: set[str] | None) -> None:
@@ -221,19 +250,18 @@ def _write_projections(vault: Path, state: ResolutionState, candidates: list[Can
         store.close()
 
 
-def _recompute(ledger: DecisionLedger, queue: ReviewQueue, data: TableData) -> tuple[ResolutionState, list[Candidate], set[str]]:
-    """Resolution state from the ledger, then supersession candidates over resolved subjects (stored in the
-    ledger); also the notes whose ``#analysis`` graph must be rewritten because their candidates changed."""
-    decisions = ledger.all()
-    state = resolve_state(decisions)
-    candidates = find_candidates(data.decisions(state), [d for d in decisions if d.kind == "supersession"])
+def _recompute_candidates(ledger: DecisionLedger, queue: ReviewQueue, data: TableData,
+                          state: ResolutionState) -> tuple[list[Candidate], set[str]]:
+    """Supersession candidates over resolved subjects (stored in the ledger); also the notes whose
+    ``#analysis`` graph must be rewritten because their candidates changed."""
+    candidates = find_candidates(data.decisions(state), [d for d in ledger.all() if d.kind == "supersession"])
     stored = [_stored(c) for c in candidates]
     with transaction(ledger.conn):
         before = queue.candidates()
         changed = _changed_docs(before, stored)
         if queue.replace_candidates(stored, before):
             bump_counter(ledger.conn, OVERLAY_GENERATION)
-    return state, candidates, changed
+    return candidates, changed
 
 
 def _changed_docs(before: list[StoredCandidate], after: list[StoredCandidate]) -> set[str]:
@@ -248,11 +276,14 @@ def _changed_docs(before: list[StoredCandidate], after: list[StoredCandidate]) -
 
 
 def refresh_projections(vault: Path) -> ResolutionState:
-    """After a judgment or a verdict: recompute state and candidates from the ledger, rewrite the graphs."""
+    """After a judgment, a verdict, a retraction or an import: recompute state and candidates from the ledger
+    and the entities present, rewrite the graphs."""
     data = load_tables(vault)
     conn = open_ledger(vault)
     try:
-        state, candidates, changed = _recompute(DecisionLedger(conn), ReviewQueue(conn), data)
+        ledger = DecisionLedger(conn)
+        state = resolve_state(ledger.all(), set(data.view.iris))
+        candidates, changed = _recompute_candidates(ledger, ReviewQueue(conn), data, state)
     finally:
         conn.close()
     write_projections(vault, state, candidates, changed)

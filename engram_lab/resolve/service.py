@@ -1,7 +1,8 @@
 """What people do with resolution and supersession: look up entities, judge, retract, give verdicts.
 
 Every change goes to the ledger first (the authority), then the overlay and
-analysis graphs are rebuilt from it.
+analysis graphs are rebuilt from it. The review queue is not touched: it hides a
+pair while a judgment on it is in force, so a retraction brings the pair back.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from engram_lab.resolve.llm_judge import LLMJudge
 from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, resolve_state
 from engram_lab.resolve.run import AnalysisReport, analyse_vault, load_tables, refresh_projections
 from engram_lab.resolve.supersession import SUPERSESSION
-from engram_lab.state.db import open_ledger, transaction
+from engram_lab.state.db import open_ledger
 from engram_lab.state.decisions import Decision, DecisionLedger
 from engram_lab.state.review import QueuedPair, ReviewQueue, StoredCandidate
 
@@ -56,11 +57,9 @@ def judge_pair(vault: Path, a: str, b: str, verdict: str, *, actor: str = "user"
                           "kinds veto the merge; pass --force if the extractor got a kind wrong")
     conn = open_ledger(vault)
     try:
-        with transaction(conn):
-            decision = DecisionLedger(conn).record_within(
-                RESOLUTION, view.iris[i], view.iris[j], verdict, actor,
-                {"names": [view.names[i], view.names[j]], "kinds": [view.kinds[i], view.kinds[j]], "forced": force})
-            ReviewQueue(conn).remove(view.iris[i], view.iris[j])
+        decision = DecisionLedger(conn).record(
+            RESOLUTION, view.iris[i], view.iris[j], verdict, actor,
+            {"names": [view.names[i], view.names[j]], "kinds": [view.kinds[i], view.kinds[j]], "forced": force})
     finally:
         conn.close()
     refresh_projections(vault)
@@ -68,6 +67,7 @@ def judge_pair(vault: Path, a: str, b: str, verdict: str, *, actor: str = "user"
 
 
 def retract_decision(vault: Path, decision_id: str) -> Decision:
+    """Undo a judgment or verdict: what it outranked holds again, and a pair it took off the queue returns."""
     conn = open_ledger(vault)
     try:
         decision = DecisionLedger(conn).retract(decision_id)
@@ -117,11 +117,24 @@ def supersession_verdict(vault: Path, handle: str, verdict: str, *, actor: str =
 
 
 def resolution_state(vault: Path) -> ResolutionState:
+    """The judgments in force among the entities the notes hold now."""
+    present = set(load_tables(vault).view.iris)
     conn = open_ledger(vault)
     try:
-        return resolve_state(DecisionLedger(conn).all())
+        return resolve_state(DecisionLedger(conn).all(), present)
     finally:
         conn.close()
+
+
+def import_decisions(vault: Path, path: Path) -> dict[str, int]:
+    """Merge an export into the ledger, then rebuild the overlay and candidates, so what it decided shows now."""
+    conn = open_ledger(vault)
+    try:
+        counts = DecisionLedger(conn).import_json(path)
+    finally:
+        conn.close()
+    refresh_projections(vault)
+    return counts
 
 
 def run_analysis(vault: Path, changed_docs: set[str] | None = None) -> AnalysisReport:

@@ -74,6 +74,12 @@ _MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (earlier, later)
     );
     """,
+    """
+    CREATE TABLE analysed_entities (
+        entity_iri TEXT PRIMARY KEY,
+        digest TEXT NOT NULL
+    );
+    """,
 )
 
 
@@ -96,6 +102,15 @@ def set_counter(conn: sqlite3.Connection, key: str, value: int) -> None:
 def read_counter(conn: sqlite3.Connection, key: str) -> int:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return int(row[0]) if row else 0
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+def read_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else None
 
 
 def engram_dir(vault: Path) -> Path:

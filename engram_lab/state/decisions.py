@@ -1,12 +1,16 @@
 """The decision ledger: judgments and verdicts, the only state that notes cannot rebuild.
 
-Decisions are never deleted, only retracted, so any earlier state can be restored
-and the history shows who decided what, when, and on which evidence. Export and
-import move them between machines (or across a deleted ``.engram/``) as plain JSON.
+Decisions are retracted, never deleted, so any earlier state can be restored and
+the history shows who decided what, when, and on which evidence. The one exception
+is an automatic judgment whose evidence went away: the notes made it and will make
+it again, so it is withdrawn (deleted), and its id, derived from what it judges,
+comes back with it; a person's retraction of it stays. Export and import move
+decisions between machines (or across a deleted ``.engram/``) as plain JSON.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -54,6 +58,13 @@ def _validate(kind: str, verdict: str, actor: str) -> None:
         raise EngramError(f"actor must be 'auto', 'user' or 'llm:<model>', got {actor!r}")
 
 
+def machine_decision_id(kind: str, subject: str, obj: str, verdict: str, actor: str) -> str:
+    """The id of an automatic judgment: the same pair, verdict and actor always get the same id, on any
+    machine and after any rebuild, so a person's retraction of it (exported and imported) still finds it."""
+    digest = hashlib.sha256("\x00".join((kind, subject, obj, verdict, actor)).encode("utf-8")).hexdigest()[:16]
+    return f"d-{actor}-{digest}"
+
+
 def _decision(r: sqlite3.Row) -> Decision:
     return Decision(
         r["decision_id"], r["kind"], r["subject"], r["object"], r["verdict"], r["actor"], r["made_at"],
@@ -69,12 +80,14 @@ class DecisionLedger:
         with transaction(self.conn):
             return self.record_within(kind, subject, obj, verdict, actor, evidence)
 
-    def record_within(self, kind: str, subject: str, obj: str, verdict: str, actor: str, evidence: dict[str, Any] | None = None) -> Decision:
-        """``record`` inside the caller's transaction."""
+    def record_within(self, kind: str, subject: str, obj: str, verdict: str, actor: str, evidence: dict[str, Any] | None = None,
+                      decision_id: str | None = None) -> Decision:
+        """``record`` inside the caller's transaction; ``decision_id`` for a machine judgment's derived id."""
         _validate(kind, verdict, actor)
         if subject == obj:
             raise EngramError(f"a {kind} judgment needs two different things, got {subject!r} twice")
-        decision = Decision(f"d-{uuid.uuid4().hex[:16]}", kind, subject, obj, verdict, actor, now_iso(), dict(evidence or {}))
+        decision_id = decision_id or f"d-{uuid.uuid4().hex[:16]}"
+        decision = Decision(decision_id, kind, subject, obj, verdict, actor, now_iso(), dict(evidence or {}))
         self._insert(decision)
         bump_counter(self.conn, OVERLAY_GENERATION)
         return decision
@@ -100,6 +113,14 @@ class DecisionLedger:
         bump_counter(self.conn, OVERLAY_GENERATION)
         return self.get(decision_id)  # type: ignore[return-value]
 
+    def withdraw_within(self, decision_id: str) -> None:
+        """Delete an active automatic judgment the evidence no longer carries (see the module docstring)."""
+        row = self.get(decision_id)
+        if row is None or row.actor != "auto" or not row.active:
+            raise EngramError(f"decision {decision_id} is no active automatic judgment; retract it instead")
+        self.conn.execute("DELETE FROM decisions WHERE decision_id = ?", (decision_id,))
+        bump_counter(self.conn, OVERLAY_GENERATION)
+
     def get(self, decision_id: str) -> Decision | None:
         row = self.conn.execute("SELECT * FROM decisions WHERE decision_id = ?", (decision_id,)).fetchone()
         return _decision(row) if row is not None else None
@@ -124,7 +145,10 @@ class DecisionLedger:
         return len(decisions)
 
     def import_json(self, path: Path) -> dict[str, int]:
-        """Merge decisions from an export; all or nothing. A retraction on either side is kept."""
+        """Merge decisions from an export; all or nothing. A retraction on either side is kept.
+
+        An automatic judgment in force is not copied: this vault's notes make it, or not (a person's
+        retraction of one is copied, and holds when the analysis makes it here)."""
         from engram_lab.state.decision_file import read_export  # it builds this module's Decision
 
         decisions = read_export(path)
@@ -132,7 +156,9 @@ class DecisionLedger:
         with transaction(self.conn):
             for d in decisions:
                 row = self.conn.execute("SELECT * FROM decisions WHERE decision_id = ?", (d.decision_id,)).fetchone()
-                if row is None:
+                if row is None and d.actor == "auto" and d.retracted_at is None:
+                    counts["unchanged"] += 1
+                elif row is None:
                     self._insert(d)
                     counts["added"] += 1
                 elif row["retracted_at"] is None and d.retracted_at is not None:

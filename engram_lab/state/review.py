@@ -2,6 +2,9 @@
 
 Both are derived (an analysis pass rewrites them) but live in the ledger so the
 CLI, magics, panels and the server read them without opening the graph store.
+The resolution queue holds every pair the evidence puts up for review, decided or
+not; a pair with a judgment in force is hidden when read, so a retraction (or an
+import) shows or hides it at once, with the evidence it had.
 """
 
 from __future__ import annotations
@@ -34,14 +37,20 @@ class StoredCandidate:
     evidence: dict[str, Any]
 
 
+_JUDGED = ("SELECT 1 FROM decisions d WHERE d.kind = 'resolution' AND d.retracted_at IS NULL AND "
+           "((d.subject = q.a AND d.object = q.b) OR (d.subject = q.b AND d.object = q.a))")
+
+
 class ReviewQueue:
     """Callers hold the transaction (``with transaction(conn):``) around the writes."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def pairs(self, limit: int | None = None) -> list[QueuedPair]:
-        sql = "SELECT * FROM resolution_queue ORDER BY score DESC, a, b" + (f" LIMIT {int(limit)}" if limit else "")
+    def pairs(self, limit: int | None = None, *, include_decided: bool = False) -> list[QueuedPair]:
+        """Pairs waiting for review: those without an active resolution judgment, unless ``include_decided``."""
+        where = "" if include_decided else f"WHERE NOT EXISTS ({_JUDGED})"
+        sql = f"SELECT * FROM resolution_queue q {where} ORDER BY score DESC, a, b" + (f" LIMIT {int(limit)}" if limit else "")
         return [QueuedPair(r["a"], r["b"], r["score"], r["rule"], json.loads(r["evidence"])) for r in self.conn.execute(sql)]
 
     def put(self, a: str, b: str, score: float, rule: str, evidence: dict[str, Any]) -> None:
@@ -50,9 +59,6 @@ class ReviewQueue:
             "score = excluded.score, rule = excluded.rule, evidence = excluded.evidence, updated_at = excluded.updated_at",
             (a, b, score, rule, json.dumps(evidence, sort_keys=True), now_iso()),
         )
-
-    def remove(self, a: str, b: str) -> None:
-        self.conn.execute("DELETE FROM resolution_queue WHERE (a = ? AND b = ?) OR (a = ? AND b = ?)", (a, b, b, a))
 
     def remove_touching(self, iris: set[str]) -> None:
         """Drop queued pairs with an entity in ``iris`` (they are about to be re-scored, or are gone)."""

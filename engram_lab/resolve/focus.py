@@ -1,0 +1,58 @@
+"""Which entities an incremental analysis must score again: those whose evidence inputs moved.
+
+A pair's evidence reads the two entities' names, kinds, aliases, notes and
+relation neighbours, and how many long names a short form (acronym, initials, a
+surname alone) could stand for across the vault. Each entity gets a digest of
+exactly that; the ledger keeps the digests of the last analysis, so an edit, a
+deleted note that shared an entity, or a second expansion of an acronym written
+in another note all bring the entities they touch back into focus. Without this,
+an incremental run and a fresh index could disagree on a pair nobody edited.
+Blocking-size limits and trigram rarity are vault-wide and not tracked (a full
+``engram resolve --rescan`` covers them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+
+from engram_lab.resolve import names as nm
+from engram_lab.resolve.entities import EntityView
+from engram_lab.resolve.evidence import Expansions
+
+
+def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
+    """Entity IRI -> digest of what the evidence of its pairs reads."""
+    counts: dict[tuple[str, str], int] = {}
+
+    def count(table: str, key: str | None) -> int | None:
+        if key is None:
+            return None
+        if (table, key) not in counts:
+            counts[(table, key)] = expansions.count(getattr(expansions, table), key)
+        return counts[(table, key)]
+
+    out: dict[str, str] = {}
+    for i, iri in enumerate(view.iris):
+        name = view.names[i]
+        words = nm.loose(name).split()
+        short_forms = (count("acronym", nm.as_acronym(name)), count("initials", nm.initials_key(name)),
+                       count("surname", words[0] if len(words) == 1 else None))
+        row = [name, view.kinds[i], sorted(view.labels[i]), sorted(view.doc_sets[i]),
+               sorted(view.iris[j] for j in view.neighbours[i]), short_forms]
+        out[iri] = hashlib.sha256(json.dumps(row, ensure_ascii=False).encode("utf-8")).hexdigest()[:20]
+    return out
+
+
+def moved_entities(conn: sqlite3.Connection, digests: dict[str, str]) -> tuple[set[str], set[str]]:
+    """Entities new or changed since the last analysis recorded its digests, and entities gone since."""
+    stored = dict(conn.execute("SELECT entity_iri, digest FROM analysed_entities").fetchall())
+    return {iri for iri, digest in digests.items() if stored.get(iri) != digest}, set(stored) - set(digests)
+
+
+def record_digests(conn: sqlite3.Connection, digests: dict[str, str], moved: set[str], gone: set[str]) -> None:
+    """Remember what this analysis saw (inside the caller's transaction, with the judgments it made)."""
+    conn.executemany("INSERT INTO analysed_entities VALUES (?, ?) ON CONFLICT(entity_iri) DO UPDATE SET digest = excluded.digest",
+                     [(iri, digests[iri]) for iri in sorted(moved)])
+    conn.executemany("DELETE FROM analysed_entities WHERE entity_iri = ?", [(iri,) for iri in sorted(gone)])
