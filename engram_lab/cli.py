@@ -19,6 +19,7 @@ from engram_lab.retrieve.searcher import SearchOutcome
 from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER
 from engram_lab.sample import copy_sample_vault
 from engram_lab.status import StatusReport
+from engram_lab.vault.root import require_vault
 
 
 def _print_index(report: IndexReport) -> None:
@@ -138,6 +139,10 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.config is not None:  # the user's own file, named here: the vault eval generates may use its endpoints
+        from engram_lab.config import trust_config_file
+
+        trust_config_file(args.out / "vault", args.config)
     from engram_lab.eval.harness import run_musique
 
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
@@ -275,6 +280,20 @@ def cmd_accept_learned(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trust(args: argparse.Namespace) -> int:
+    from engram_lab.config import trust_vault
+    from engram_lab.trust import describe, revoke_trust
+
+    vault = require_vault(args.vault)
+    if args.revoke:
+        print(f"{vault}: no longer trusted" if revoke_trust(vault) else f"{vault}: was not trusted")
+        return 0
+    endpoints = trust_vault(vault)
+    print(f"trusted {vault}: " + (describe(endpoints) if endpoints else "its engram.toml turns on no LLM step")
+          + "; an edit to these settings needs trusting again")
+    return 0
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
     dest = copy_sample_vault(args.dest)
     print(f"sample vault copied to {dest}; next: engram index {dest}")
@@ -390,6 +409,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("vault", type=Path)
     p.add_argument("path", nargs="?")
     p.set_defaults(func=cmd_accept_learned)
+
+    p = sub.add_parser("trust", help="let this vault's engram.toml send notes to the LLM endpoints it names (shown)")
+    p.add_argument("vault", type=Path)
+    p.add_argument("--revoke", action="store_true", help="forget the vault's trust")
+    p.set_defaults(func=cmd_trust)
 
     p = sub.add_parser("sample-vault", help="copy the bundled sample vault to DEST")
     p.add_argument("dest", type=Path)

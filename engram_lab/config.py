@@ -4,6 +4,7 @@
 [vault]
 owner = "Estuary team"        # author of notes that have no author: key
 max_note_mb = 8               # larger notes are recorded as failed, not read
+allow_hard_links = false      # notes with several hard links (one may be outside the vault) are skipped
 
 [kinds]
 custom = ["Sensor", "Station"] # entity kinds beyond the eleven core kinds
@@ -29,7 +30,8 @@ base_url = "http://127.0.0.1:8000/v1"   # same endpoint keys as [extractor] (llm
 model = "qwen2.5-7b-instruct"
 ```
 
-Unknown keys are an error, so a typo never falls back to a default silently.
+Unknown keys are an error, so a typo never falls back to a default silently. Endpoint settings
+of LLM steps that are on take effect only in a vault the user trusts (``engram_lab.trust``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from engram_lab.errors import VaultError
+from engram_lab.trust import Endpoints, describe, record_trust, trusted_endpoints
 
 CONFIG_FILE = "engram.toml"
 DEFAULT_MAX_NOTE_MB = 8.0
@@ -84,6 +87,7 @@ class VaultConfig:
     owner: str
     max_note_mb: float = DEFAULT_MAX_NOTE_MB
     custom_kinds: tuple[str, ...] = ()
+    allow_hard_links: bool = False  # a hard-linked note may be a file outside the vault; skipped unless allowed
     extractor: ExtractorConfig = field(default_factory=ExtractorConfig)
     resolution: ResolutionConfig = field(default_factory=ResolutionConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
@@ -91,6 +95,13 @@ class VaultConfig:
     @property
     def max_note_bytes(self) -> int:
         return int(self.max_note_mb * 1024 * 1024)
+
+    def endpoints(self) -> Endpoints:
+        """Where each LLM step that is on sends notes, and which variable holds its key: what trust covers."""
+        steps = {"extractor": (self.extractor.name == "llm", self.extractor),
+                 "resolution": (self.resolution.judge == "llm", self.resolution.endpoint),
+                 "retrieval": (self.retrieval.fact_filter == "llm", self.retrieval.endpoint)}
+        return {role: {"base_url": e.base_url or "", "api_key_env": e.api_key_env} for role, (on, e) in steps.items() if on}
 
 
 def _default_owner() -> str:
@@ -106,18 +117,59 @@ def _check_keys(path: Path, section: str, given: dict[str, Any], allowed: set[st
         raise VaultError(f"{path}: unknown key(s) in [{section}]: {', '.join(unknown)}; known: {', '.join(sorted(allowed))}")
 
 
+class UntrustedVaultError(VaultError):
+    """The vault's own engram.toml names LLM endpoints the user has not trusted (engram_lab.trust)."""
+
+
 def load_config(vault: Path) -> VaultConfig:
-    """Read ``engram.toml`` or return defaults when absent."""
+    """Read ``engram.toml`` (defaults when absent). LLM endpoints it turns on count only once the user
+    has trusted the vault with exactly these endpoints (``engram trust VAULT``); otherwise this raises."""
+    config = read_config(vault)
+    endpoints = config.endpoints()
+    if endpoints:
+        trusted = trusted_endpoints(vault)
+        if trusted != endpoints:
+            why = "this vault is not trusted" if trusted is None else "they changed since you trusted this vault"
+            raise UntrustedVaultError(f"{vault / CONFIG_FILE}: would send notes to {describe(endpoints)}, but {why}; "
+                                      f"if these are yours, run: engram trust {vault}")
+    return config
+
+
+def trust_vault(vault: Path) -> Endpoints:
+    """Trust the endpoints the vault's engram.toml names now (``engram trust``); returns them."""
+    endpoints = read_config(vault).endpoints()
+    record_trust(vault, endpoints)
+    return endpoints
+
+
+def trust_config_file(vault: Path, path: Path) -> Endpoints:
+    """Trust ``vault`` with the endpoints of the user's own file at ``path`` (e.g. ``engram eval --config``)."""
+    endpoints = parse_config_file(path).endpoints()
+    record_trust(vault, endpoints)
+    return endpoints
+
+
+def read_config(vault: Path) -> VaultConfig:
+    """``engram.toml`` as written, or defaults when absent; nothing checked against trust (load_config does)."""
     path = vault / CONFIG_FILE
     if not path.is_file():
         return VaultConfig(owner=_default_owner())
+    return parse_config_file(path)
+
+
+def parse_config_file(path: Path) -> VaultConfig:
+    """Every section of an engram.toml checked; a mistake names the file and the key."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise VaultError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise VaultError(f"{path}: cannot read: {exc.strerror or exc}") from None
     _check_keys(path, "top level", raw, {"vault", "kinds", "extractor", "resolution", "retrieval"})
     section = raw.get("vault", {})
-    _check_keys(path, "vault", section, {"owner", "max_note_mb"})
+    _check_keys(path, "vault", section, {"owner", "max_note_mb", "allow_hard_links"})
+    if not isinstance(section.get("allow_hard_links", False), bool):
+        raise VaultError(f"{path}: allow_hard_links must be true or false")
     max_mb = section.get("max_note_mb", DEFAULT_MAX_NOTE_MB)
     if not isinstance(max_mb, (int, float)) or max_mb <= 0:
         raise VaultError(f"{path}: max_note_mb must be a positive number, got {max_mb!r}")
@@ -137,6 +189,7 @@ def load_config(vault: Path) -> VaultConfig:
     return VaultConfig(
         owner=str(section.get("owner") or _default_owner()),
         max_note_mb=float(max_mb),
+        allow_hard_links=section.get("allow_hard_links", False),
         custom_kinds=tuple(k.strip() for k in custom),
         extractor=extractor_config,
         resolution=ResolutionConfig(*_llm_switch(path, "resolution", raw.get("resolution", {}), "judge", "judge")),

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+# Trust records (engram_lab.trust) of this test run go to a fresh folder, never the user's configuration;
+# set at import so session fixtures and the servers they start see it too.
+os.environ["ENGRAM_CONFIG_DIR"] = tempfile.mkdtemp(prefix="engram-test-config-")
 
 
 @pytest.fixture

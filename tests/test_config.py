@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram_lab.config import load_config
+from engram_lab.config import load_config, trust_vault
 from engram_lab.errors import VaultError
 
 
@@ -15,12 +15,14 @@ def test_defaults_without_a_file(vault):
 
 def test_resolution_judge_reads_its_endpoint(vault, write):
     write("engram.toml", '[resolution]\njudge = "llm"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\ntimeout_s = 5\n')
+    trust_vault(vault)
     config = load_config(vault)
     assert config.resolution.judge == "llm" and config.resolution.endpoint.model == "m" and config.resolution.endpoint.timeout_s == 5
 
 
 def test_retrieval_fact_filter_reads_its_endpoint_and_candidates(vault, write):
     write("engram.toml", '[retrieval]\nfact_filter = "llm"\ncandidates = 12\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "f"\n')
+    trust_vault(vault)
     config = load_config(vault).retrieval
     assert (config.fact_filter, config.candidates, config.endpoint.model) == ("llm", 12, "f")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from engram_lab.config import trust_vault
 from engram_lab.engine import Engine
 from engram_lab.sample import copy_sample_vault
 from tests.extract.chat_server import ChatServer, reply_json
@@ -49,6 +50,7 @@ def lab(tmp_path_factory):
     filter_server.fallback = lambda request: reply_json({"relevant": [1, 2, 3, 4, 5]})
     (vault / "engram.toml").write_text(f'[retrieval]\nfact_filter = "llm"\nbase_url = "{filter_server.url}"\n'
                                        'model = "stand-in"\nmax_retries = 0\n')
+    trust_vault(vault)  # the vault's own endpoint counts once the user trusts it
     env = {"JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"), "ENGRAM_DEMO_VAULT": str(vault)}
     extra = ["--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
              f"--EngramServer.vault={vault}"]

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engram_lab.config import ExtractorConfig
+from engram_lab.config import ExtractorConfig, trust_vault
 from engram_lab.extract.llm.extractor import LLMExtractor
 from engram_lab.extract.segment import segment_document
 from engram_lab.indexer import index_vault
@@ -109,6 +109,7 @@ def test_cache_makes_unchanged_notes_free_and_model_keys_it(server, tmp_path):
 
 def test_index_run_records_partial_failure_and_retries_it(server, vault, write):
     write("engram.toml", f'[extractor]\nname = "llm"\nbase_url = "{server.url}"\nmodel = "m"\nmax_retries = 0\nbackoff_s = 0.01\ntimeout_s = 2\n')
+    trust_vault(vault)  # the vault's own endpoint counts once the user trusts it
     write("r.md", TEXT)
     server.script = [reply_json({"entities": []}), reply("garbage"), reply_json(SECOND)]
     report = index_vault(vault, progress=False)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from engram_lab.config import trust_vault
 from engram_lab.engine import Engine
 from engram_lab.resolve.service import resolution_state
 from tests.extract.chat_server import Behaviour, ChatServer, reply, reply_json
@@ -26,6 +27,7 @@ def server():
 def _vault(vault, write, server):
     write("engram.toml", f'[resolution]\njudge = "llm"\nbase_url = "{server.url}"\nmodel = "judge-model"\n'
                          "timeout_s = 2\nmax_retries = 1\nbackoff_s = 0.01\n")
+    trust_vault(vault)  # the vault's own endpoint counts once the user trusts it
     for name, text in NOTES.items():
         write(name, text)
     return Engine(vault)

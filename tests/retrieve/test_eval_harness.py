@@ -58,6 +58,7 @@ def test_gold_missing_from_corpus_is_a_clear_error(files, tmp_path):
 
 
 def test_an_engram_toml_turns_on_the_fact_filter_for_the_generated_vault(files, tmp_path):
+    from engram_lab.config import trust_config_file
     from tests.extract.chat_server import ChatServer, reply_json
 
     corpus, questions = files
@@ -65,6 +66,7 @@ def test_an_engram_toml_turns_on_the_fact_filter_for_the_generated_vault(files, 
     with ChatServer() as server:
         server.fallback = lambda request: reply_json({"relevant": [1]})
         settings.write_text(f'[retrieval]\nfact_filter = "llm"\nbase_url = "{server.url}"\nmodel = "m"\nmax_retries = 0\n')
+        trust_config_file(tmp_path / "out" / "vault", settings)  # the user's own file (engram eval --config does this)
         report = run_musique(questions, corpus, tmp_path / "out", modes=("full", "no-fact-filter"),
                              embedder_factory=BagOfWordsEmbedder, config=settings)
     counts = report["fact_filter"]["per_mode"]

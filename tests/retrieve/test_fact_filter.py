@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from engram_lab.config import ExtractorConfig, RetrievalConfig
+from engram_lab.config import ExtractorConfig, RetrievalConfig, trust_vault
 from engram_lab.engine import Engine
 from engram_lab.extract.llm.schema import ReplyError
 from engram_lab.indexer import index_vault
@@ -88,6 +88,7 @@ def vault_with_filter(vault, write, server):
         write(name, text)
     write("engram.toml", f'[retrieval]\nfact_filter = "llm"\ncandidates = 6\nbase_url = "{server.url}"\nmodel = "filter-model"\n'
                          "timeout_s = 2\nmax_retries = 0\n")
+    trust_vault(vault)  # the vault's own endpoint counts once the user trusts it
     index_vault(vault, progress=False)
     return vault
 
