@@ -28,6 +28,7 @@ from tqdm.auto import tqdm  # a widget bar that updates in place in notebooks, t
 from engram_lab.config import VaultConfig, load_config
 from engram_lab.errors import DocumentError
 from engram_lab.extract.factory import Extractor, build_extractor
+from engram_lab.extract.limits import bound_extraction
 from engram_lab.extract.model import Extraction
 from engram_lab.extract.openie import IMPORT_PREFIX
 from engram_lab.extract.segment import segment_document
@@ -50,7 +51,9 @@ LEARNED_DIR = "learned/"
 # two, -1.2 s); a crash redoes at most one chunk (LLM answers are cached, so that costs no second call).
 CHUNK_DOCS = 2000
 CHUNK_SECONDS = 30.0
-FLUSH_AFTER = 200
+# Compact the store once its write-ahead log passes this size (about 200 ordinary notes; one note with 100,000 links
+# once wrote 1.4 GB of it): by bytes, not by notes, because one note can write as much as thousands.
+SETTLE_LOG_BYTES = 32 * 1024 * 1024
 ProgressCallback = Callable[[int, int], None]
 
 
@@ -64,6 +67,7 @@ class IndexReport:
     partial: list[tuple[str, str]] = field(default_factory=list)  # indexed, but some segments failed to extract
     warnings: list[str] = field(default_factory=list)  # skipped folders and links, not documents
     repaired: list[str] = field(default_factory=list)  # derived files found damaged or behind the ledger, and redone
+    capped: list[tuple[str, str]] = field(default_factory=list)  # indexed, but a per-note cap cut its graph
     unchanged: int = 0
     seconds: float = 0.0
     generation_before: int = 0  # the ledger's sections generation when the run began
@@ -180,10 +184,7 @@ class _Run:
                 self.table.record_failed(path, "notebook" if path.lower().endswith(".ipynb") else "markdown", problem)
             self.report.failed.append((path, problem))
         self._delete([row for path, row in missing.items() if path not in {old for old, _ in self.report.renamed}])
-        if len(todo) >= FLUSH_AFTER:
-            # After bulk writes, compact and reopen now: otherwise the next short run (one edited note) opens an
-            # uncompacted store with the bulk run's write-ahead log and pays for it (BENCHMARKS.md).
-            self.store.settle()
+        self._settle_if_large()
         if not (engram_dir(self.vault) / STORE_DIR).exists():
             _ = self.store  # an indexed vault always has a store, if an empty one, so SPARQL works on it
 
@@ -237,6 +238,8 @@ class _Run:
         status = review_status(doc)
         segments = segment_document(doc)
         extraction = self.extractor.extract(doc, segments) if status == "indexed" else None
+        if extraction is not None:
+            self.report.capped += [(vf.rel_path, warning) for warning in bound_extraction(extraction)]
         author = doc.author or self.config.owner
         if extraction is None:
             self.store.drop_graph(document_iri(doc_id))  # pending review: searchable, not in the graph
@@ -250,7 +253,8 @@ class _Run:
         doc_row = {"doc_id": doc_id, "path": vf.rel_path, "iri": document_iri(doc_id), "title": doc.title, "kind": vf.kind,
                    "status": status, "author": author, "extractor": self.extractor.name,
                    "extractor_version": self.extractor.version, "model": getattr(self.extractor, "model", None),
-                   "content_hash": note.content_hash, **_usage_columns(extraction)}
+                   "content_hash": note.content_hash, **_usage_columns(extraction),
+                   "warnings": list(extraction.warnings) if extraction is not None else []}
         error = "; ".join(extraction.errors) if extraction is not None and extraction.errors else None
         return _Done(vf.rel_path, doc_id, content, document_sections(doc), document_rows(doc_row, segments, extraction), error,
                      outcome, moved_from)
@@ -264,6 +268,7 @@ class _Run:
                 if done.moved_from is not None:
                     self.table.move(done.doc_id, done.path)
                 self.table.record_indexed(done.path, done.content, done.sections, done.error)
+        self._settle_if_large()  # inside a long run too, so a kill never leaves gigabytes of log to replay
         for done in chunk:
             if done.moved_from is not None:
                 self.report.renamed.append((done.moved_from, done.path))
@@ -273,6 +278,12 @@ class _Run:
                 self.report.updated.append(done.path)
             if done.error:
                 self.report.partial.append((done.path, done.error))
+
+    def _settle_if_large(self) -> None:
+        """After bulk writes, compact and reopen now: otherwise every later open (the next one-note edit, every
+        ``engram sparql``) replays the write-ahead log and pays for it (BENCHMARKS.md)."""
+        if self._store is not None and self._store.log_bytes() >= SETTLE_LOG_BYTES:
+            self._store.settle()
 
     def _delete(self, rows: list[ChangeKey]) -> None:
         for row in rows:

@@ -62,9 +62,11 @@ class Extraction:
     statements: list[Statement] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # segments that failed (LLM path); the rest stands
     usage: dict[str, float] = field(default_factory=dict)  # LLM path: calls, cached, prompt/completion tokens, seconds
+    warnings: list[str] = field(default_factory=list)  # what the per-note caps cut (extract.limits); not retried
 
     def extend(self, other: Extraction) -> None:
         self.entities += other.entities
         self.relations += other.relations
         self.statements += other.statements
         self.errors += other.errors
+        self.warnings += other.warnings

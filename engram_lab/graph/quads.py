@@ -68,6 +68,7 @@ def document_quads(info: DocumentInfo, extraction: Extraction) -> list[Quad]:
     ]
     if extraction.model:
         quads.append(Quad(activity, v.MODEL, Literal(extraction.model), graph))
+    quads += [Quad(doc, v.WARNING, Literal(warning), graph) for warning in extraction.warnings]
     for key, value in sorted(extraction.usage.items()):
         quads.append(Quad(activity, NamedNode(v.usage_iri(key)), Literal(value), graph))
 

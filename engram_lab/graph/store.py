@@ -134,6 +134,13 @@ class GraphStore:
             return pl.DataFrame(triples, schema={"s": pl.String, "p": pl.String, "o": pl.String}, orient="row")
         raise EngramError("unsupported SPARQL result")
 
+    def log_bytes(self) -> int:
+        """Bytes in RocksDB's write-ahead log files: what the next open must replay until ``settle`` compacts them."""
+        try:
+            return sum(entry.stat().st_size for entry in os.scandir(self.path) if entry.name.endswith(".log"))
+        except OSError:
+            return 0
+
     def flush(self) -> None:
         self._store.flush()
 

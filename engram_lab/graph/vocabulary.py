@@ -87,6 +87,7 @@ EXTRACTOR = _n(ENGRAM + "extractor")
 EXTRACTOR_VERSION = _n(ENGRAM + "extractorVersion")
 MODEL = _n(ENGRAM + "model")
 LINKS_TO = _n(ENGRAM + "linksTo")
+WARNING = _n(ENGRAM + "warning")  # on a document: what the per-note caps cut from its graph
 IS_A = _n(ENGRAM + "isA")  # "X is a Y", "X, a Y": a hierarchy edge from instance to class
 HAS_TAG = _n(ENGRAM + "tag")
 # resolution overlay and supersession analysis

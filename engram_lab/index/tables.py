@@ -26,7 +26,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "documents": {"doc_id": pl.String, "path": pl.String, "iri": pl.String, "title": pl.String, "kind": pl.String,
                   "status": pl.String, "author": pl.String, "extractor": pl.String, "extractor_version": pl.String,
                   "model": pl.String, "content_hash": pl.String, "llm_calls": pl.Int32, "prompt_tokens": pl.Int64,
-                  "completion_tokens": pl.Int64, "llm_seconds": pl.Float64},
+                  "completion_tokens": pl.Int64, "llm_seconds": pl.Float64, "warnings": pl.List(pl.String)},
     "segments": {"doc_id": pl.String, "segment": pl.Int32, "piece": pl.Int32, "cell_id": pl.String, "start": pl.Int64,
                  "end": pl.Int64, "heading_path": pl.List(pl.String), "text": pl.String},
     "entities": {"doc_id": pl.String, "entity_iri": pl.String, "name": pl.String, "kind": pl.String,
@@ -109,7 +109,7 @@ class TableStore:
         for bucket, docs in by_bucket.items():
             for table in SCHEMAS:
                 path = self._file(table, bucket)
-                old = pl.read_parquet(path) if path.exists() else _empty(table)
+                old = _conform(pl.read_parquet(path), table) if path.exists() else _empty(table)
                 kept = old.filter(~pl.col("doc_id").is_in(list(docs)))
                 new_rows = [row for rows in docs.values() if rows is not None for row in rows.rows[table]]
                 fresh = pl.DataFrame(new_rows, schema=SCHEMAS[table], orient="row") if new_rows else _empty(table)
@@ -148,7 +148,15 @@ class TableStore:
         files = sorted((self.base / table).glob("bucket-*.parquet"))
         if not files:
             return _empty(table)
-        return pl.concat([pl.read_parquet(f) for f in files], how="vertical")
+        return pl.concat([_conform(pl.read_parquet(f), table) for f in files], how="vertical")
+
+
+def _conform(frame: pl.DataFrame, table: str) -> pl.DataFrame:
+    """A bucket written before a column was added gets it as nulls, so old and new buckets concatenate."""
+    schema = SCHEMAS[table]
+    if list(frame.columns) == list(schema):
+        return frame
+    return frame.select([pl.col(c) if c in frame.columns else pl.lit(None, dtype=t).alias(c) for c, t in schema.items()])
 
 
 def _write_atomic(frame: pl.DataFrame, path: Path) -> None:

@@ -9,6 +9,7 @@ read in order and the entities found so far resolve surnames, pronouns and
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import re
 from dataclasses import dataclass, field
@@ -250,16 +251,31 @@ class _DocumentRun:
         for s, predicate, o_key, literal, span, cell, label, date in self.draft.relations:
             obj = reg.ref(o_key) if o_key is not None else (literal or "")
             out.relations.append(Relation(reg.ref(s), predicate, obj, span, cell, label, date))
+        located = self._mentions_by_cell()
         for kind, text, span, cell, date, _ in self.draft.statements:
-            about = tuple(reg.ref(k) for k in dict.fromkeys(self._keys_in(span, cell)))
+            about = tuple(reg.ref(k) for k in dict.fromkeys(_keys_in(located.get(cell), span)))
             out.statements.append(Statement(kind, text, span, cell, date, about))
         return out
 
-    def _keys_in(self, span: Span | None, cell: str | None) -> list[str]:
-        if span is None:
-            return []
-        names = [(m[0]) for m in self.draft.mentions if m[2] == cell and m[1] is not None and span.start <= m[1].start < span.end]
-        return names
+    def _mentions_by_cell(self) -> dict[str | None, tuple[list[int], list[tuple[int, str]]]]:
+        """Mention starts (sorted) and keys per cell, so each statement finds its names by bisection, not a scan."""
+        by_cell: dict[str | None, list[tuple[int, int, str]]] = {}
+        for order, (key, span, cell, _) in enumerate(self.draft.mentions):
+            if span is not None:
+                by_cell.setdefault(cell, []).append((span.start, order, key))
+        out = {}
+        for cell, entries in by_cell.items():
+            entries.sort()
+            out[cell] = ([start for start, _, _ in entries], [(order, key) for _, order, key in entries])
+        return out
+
+
+def _keys_in(located: tuple[list[int], list[tuple[int, str]]] | None, span: Span | None) -> list[str]:
+    """Keys of the mentions starting inside ``span``, in the order they were found."""
+    if span is None or located is None:
+        return []
+    starts, keys = located
+    return [key for _, key in sorted(keys[bisect.bisect_left(starts, span.start) : bisect.bisect_left(starts, span.end)])]
 
 
 def _strip_link(text: str) -> str:

@@ -58,22 +58,28 @@ def _guess_kind(words: list[str], before: str) -> str | None:
     return None
 
 
+_KIND_CONTEXT = 80  # characters before a name that _guess_kind looks at (it reads one word)
+
+
 def find_names(masked: str, sentence: Span) -> list[Candidate]:
-    """Capitalised runs (with 'of', 'the', 'de' … inside them), dates and quantities, left to right, not overlapping."""
+    """Capitalised runs (with 'of', 'the', 'de' … inside them), dates and quantities, left to right, not overlapping.
+
+    Linear in the sentence's length: a one-line 1 MB note is one sentence, so no step may rescan what came before.
+    """
     text = masked[sentence.start : sentence.end]
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(text) + 1)  # 1 where a date or quantity lies
     found: list[Candidate] = []
     for regex, kind in ((_DATE, "Time"), (_QUANTITY, "Quantity")):
         for m in regex.finditer(text):
-            if any(a < m.end() and m.start() < b for a, b in taken):
+            if taken.find(1, m.start(), m.end()) != -1:
                 continue
-            taken.append((m.start(), m.end()))
+            taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
             found.append(Candidate(m.group(0), Span(sentence.start + m.start(), sentence.start + m.end()), kind))
     tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
     i = 0
     while i < len(tokens):
         start, end, word = tokens[i]
-        if not _capitalised(word) or any(a <= start < b for a, b in taken):
+        if not _capitalised(word) or taken[start]:
             i += 1
             continue
         run = [i]
@@ -81,7 +87,7 @@ def find_names(masked: str, sentence: Span) -> list[Candidate]:
         while j < len(tokens) and len(run) < 8:
             gap = text[tokens[j - 1][1] : tokens[j][0]]
             initial = len(tokens[j - 1][2]) == 1 and tokens[j - 1][2].isupper() and gap.strip() == "."  # "M. Hall"
-            if "\n" in gap or (gap.strip() not in ("", "&") and not initial) or any(a <= tokens[j][0] < b for a, b in taken):
+            if "\n" in gap or (gap.strip() not in ("", "&") and not initial) or taken[tokens[j][0]]:
                 break
             w = tokens[j][2]
             if _capitalised(w):
@@ -102,7 +108,7 @@ def find_names(masked: str, sentence: Span) -> list[Candidate]:
             b = tokens[run[-1]][0] + len(words[-1])
             name = text[a:b]
             if not (len(words) == 1 and words[0].lower() in STOP_CAPITALS) and any(c.isalpha() for c in name):
-                found.append(Candidate(name, Span(sentence.start + a, sentence.start + b), _guess_kind(words, text[:a])))
+                found.append(Candidate(name, Span(sentence.start + a, sentence.start + b), _guess_kind(words, text[max(0, a - _KIND_CONTEXT) : a])))
         i = max(j, i + 1)
     found.sort(key=lambda c: c.span.start)
     return found

@@ -21,6 +21,7 @@ class EntityRegistry:
         self._alias: dict[str, str] = {}  # normalised alias -> key
         self.aliases: dict[str, list[str]] = {}
         self.order: list[str] = []
+        self._by_last_word: dict[str, list[str]] = {}  # so a surname lookup does not scan every name (linear notes)
 
     def add(self, name: str, kind: str | None, aliases: tuple[str, ...] | list[str] = ()) -> str:
         """Register ``name`` (or find it by name or alias); a specific kind replaces a guess."""
@@ -31,6 +32,8 @@ class EntityRegistry:
             self._kinds[key] = kind
             self._alias[key] = key
             self.order.append(key)
+            if "-" in key:
+                self._by_last_word.setdefault(key.rsplit("-", 1)[1], []).append(key)
         elif kind is not None and self._kinds.get(key) in _SPECIFIC_OVER_GUESS:
             self._kinds[key] = kind
         for alias in aliases:
@@ -56,10 +59,7 @@ class EntityRegistry:
     def by_surname(self, word: str) -> str | None:
         """A single word that is the last word of exactly one known multi-word person (or unknown-kind) name."""
         norm = normalise_label(word)
-        matches = [
-            key for key in self.order
-            if "-" in key and key.rsplit("-", 1)[1] == norm and self._kinds.get(key) in ("Person", None, DEFAULT_KIND)
-        ]
+        matches = [key for key in self._by_last_word.get(norm, ()) if self._kinds.get(key) in ("Person", None, DEFAULT_KIND)]
         return matches[0] if len(matches) == 1 else None
 
     def latest_of_kind(self, kind: str | None, recent: list[str]) -> str | None:

@@ -75,7 +75,9 @@ def sentences(masked: str, block: Span) -> list[Span]:
     result: list[Span] = []
     start = block.start
     for match in _BOUNDARY.finditer(masked, block.start, block.end):
-        words = masked[start : match.start()].split()
+        # Only the last word matters; a window keeps this linear when many boundaries are skipped in a row
+        # (a word longer than the window is cut, but then it is no abbreviation either).
+        words = masked[max(start, match.start() - 40) : match.start()].split()
         last = words[-1].lower().rstrip(".") if words else ""
         if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
             continue
