@@ -40,6 +40,8 @@ def _print_index(report: IndexReport) -> None:
         print(f"  skipped  {warning}", file=sys.stderr)
     for problem in report.repaired:
         print(f"  repaired {problem}", file=sys.stderr)
+    for path, warning in report.capped:
+        print(f"  capped   {path}: {warning}", file=sys.stderr)
 
 
 def _print_status(report: StatusReport) -> None:

@@ -19,12 +19,12 @@ from pyoxigraph import NamedNode
 
 from engram_lab.bounded_json import JSONLimitError, loads_bounded
 from engram_lab.errors import DecisionFileError
-from engram_lab.graph.vocabulary import ENTITY_PREFIX
+from engram_lab.graph.vocabulary import ENTITY_PREFIX, judgment_iri
 from engram_lab.state.decisions import EXPORT_FORMAT, EXPORT_VERSION, VERDICTS, Decision
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 CLOCK_SKEW = dt.timedelta(minutes=10)  # another machine's clock may run this far ahead of ours
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+_ID = re.compile(r"[!-~]{1,300}")  # printable ASCII: ids embed the actor (``d-llm:<model>-<digest>``)
 _ACTOR = re.compile(r"auto|user|llm:[!-~]{1,200}")  # printable ASCII, no spaces
 # What each kind of decision is about: resolution judges two entities, supersession two dated decisions.
 _SUBJECT_PREFIX = {"resolution": ENTITY_PREFIX, "supersession": "urn:engram:"}
@@ -83,8 +83,8 @@ def _decision(item: Any, now: dt.datetime) -> Decision:
     if unknown := sorted(set(item) - known):
         raise _Bad(f"unknown field(s) {', '.join(map(str, unknown))}")
     decision_id = _text(item, "decision_id")
-    if not _ID.fullmatch(decision_id):
-        raise _Bad(f"decision_id {decision_id!r} is not an id (letters, digits, '.', '_', ':', '-')")
+    if not _ID.fullmatch(decision_id) or not _valid_iri(judgment_iri(decision_id)):  # the overlay names it in an IRI
+        raise _Bad(f"decision_id {decision_id[:80]!r} is not an id (printable, no spaces, valid inside an IRI)")
     kind = _text(item, "kind")
     if kind not in VERDICTS:
         raise _Bad(f"unknown kind {kind!r}; known: {', '.join(sorted(VERDICTS))}")
@@ -118,11 +118,17 @@ def _iri(item: dict[str, Any], key: str, prefix: str) -> str:
     value = _text(item, key)
     if not value.startswith(prefix) or len(value) > 2048:
         raise _Bad(f"{key} must be an IRI starting {prefix}, got {value[:80]!r}")
+    if not _valid_iri(value):
+        raise _Bad(f"{key} is not a valid IRI: {value[:80]!r}")
+    return value
+
+
+def _valid_iri(value: str) -> bool:
     try:
         NamedNode(value)
-    except ValueError as exc:
-        raise _Bad(f"{key} is not a valid IRI ({exc}): {value[:80]!r}") from None
-    return value
+    except ValueError:
+        return False
+    return True
 
 
 def _moment(item: dict[str, Any], key: str, now: dt.datetime) -> str:

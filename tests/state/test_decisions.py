@@ -130,6 +130,7 @@ _GOOD = {"decision_id": "d-0123456789abcdef", "kind": "resolution", "subject": f
     [
         ({"decision_id": ["d-1"]}, "decision_id must be a string"),
         ({"decision_id": "../../x y"}, "is not an id"),
+        ({"decision_id": "d-<x>"}, "is not an id"),
         ({"subject": {"iri": "x"}}, "subject must be a string"),
         ({"subject": "a"}, "subject must be an IRI starting urn:engram:entity:"),
         ({"object": f"{E}bad iri"}, "object is not a valid IRI"),
@@ -180,3 +181,11 @@ def test_deep_nesting_and_folders_are_one_line_errors(ledger, tmp_path):
 def test_export_to_a_missing_folder_is_one_line_error(ledger, tmp_path):
     with pytest.raises(DecisionFileError, match="no such folder"):
         ledger.export_json(tmp_path / "missing" / "d.json")
+
+
+def test_ids_the_ledger_makes_are_accepted(ledger, tmp_path):
+    from engram_lab.state.decisions import machine_decision_id
+
+    made = machine_decision_id("resolution", _GOOD["subject"], _GOOD["object"], "same", "llm:Qwen/Qwen2.5-7B-Instruct")
+    ledger.import_json(_export(tmp_path / "d.json", {**_GOOD, "decision_id": made, "actor": "llm:Qwen/Qwen2.5-7B-Instruct"}))
+    assert ledger.get(made) is not None
