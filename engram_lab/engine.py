@@ -35,6 +35,7 @@ from engram_lab.state.documents import DocumentTable
 from engram_lab.state.review import QueuedPair, StoredCandidate
 from engram_lab.status import StatusReport, vault_status
 from engram_lab.vault import scan_vault
+from engram_lab.vault.safe_open import read_vault_text
 from engram_lab.vault.root import require_vault
 
 SEARCH_MODES = MODES
@@ -155,7 +156,7 @@ class Engine:
         """Store HippoRAG OpenIE triples in the graphs of the notes holding their passages."""
         records, dropped = read_openie(path)
         self.index(progress=False)  # the notes must be known before their graphs are replaced
-        notes = {vf.rel_path: vf.abs_path.read_text(encoding="utf-8", errors="replace")
+        notes = {vf.rel_path: read_vault_text(self.vault, vf.rel_path, 1 << 40)  # no link followed, as the index reads
                  for vf in scan_vault(self.vault).files if vf.kind == "markdown"}
         matched, unmatched = match_passages(records, notes)
         name = model or model_from_filename(path)

@@ -30,7 +30,7 @@ MAX_ACTIVATION_NODES = 500
 def part_text(vault: Path, rel_path: str, cell_id: str | None) -> str:
     """The text spans index into: the decoded note, or one notebook cell's source."""
     kind = "notebook" if rel_path.lower().endswith(".ipynb") else "markdown"
-    note = read_note_bytes(vault / rel_path, rel_path, 64 * 1024 * 1024)
+    note = read_note_bytes(vault, rel_path, 64 * 1024 * 1024)
     doc = parse_document(decode_note_text(note.data, rel_path), rel_path, kind)  # type: ignore[arg-type]
     for part in doc.parts:
         if part.cell_id == cell_id:

@@ -146,7 +146,7 @@ class _Run:
 
     def _execute(self, full: bool, only: set[str] | None) -> None:
         self.report.generation_before = self.table.generation()
-        scan = scan_vault(self.vault)
+        scan = scan_vault(self.vault, allow_hard_links=self.config.allow_hard_links)
         known = self.table.change_keys()
         problem_docs = {p.rel_path: p.problem for p in scan.problems if p.is_document}
         self.report.warnings = [f"{p.rel_path}: {p.problem}" for p in scan.problems if not p.is_document]
@@ -217,7 +217,8 @@ class _Run:
         outcome = "added" if row is None else "updated"
         moved_from: str | None = None
         try:
-            note = read_note_bytes(vf.abs_path, vf.rel_path, self.config.max_note_bytes)
+            note = read_note_bytes(self.vault, vf.rel_path, self.config.max_note_bytes,
+                                   allow_hard_links=self.config.allow_hard_links)
             if row is None and note.content_hash in missing_by_hash:
                 row = missing_by_hash.pop(note.content_hash)
                 outcome, moved_from = "renamed", row.path

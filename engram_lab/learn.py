@@ -21,12 +21,14 @@ from engram_lab.indexer import LEARNED_DIR
 from engram_lab.resolve import names as nm
 from engram_lab.retrieve.keyword_search import KeywordSearcher
 from engram_lab.vault.paths import OutsideFolderError, resolve_within
+from engram_lab.vault.safe_open import read_vault_text
 from engram_lab.vault.write import free_path, inside_vault, render_note, slugify, write_bytes_atomic
 
 PENDING = "pending-review"
 ACCEPTED = "accepted"
 NEAR_DUPLICATE = 0.6  # word-trigram Jaccard (or containment of the new text in an old note) at or above this
 _URL = re.compile(r"^https?://\S+$")
+_COMPARE_BYTES = 1024 * 1024  # enough of a note to compare titles and word triples
 _FRONTMATTER = re.compile(r"\A---\r?\n(.*?)\r?\n---\r?\n?", re.S)
 
 
@@ -64,8 +66,8 @@ def similar_notes(vault: Path, title: str, body: str, k: int = 5) -> list[Simila
     for result in searcher.search(f"{title}\n{body}"[:2000], k=20):
         if result.path in seen:
             continue
-        try:
-            text = (vault / result.path).read_text(encoding="utf-8", errors="replace")
+        try:  # never through a link: the indexed note may have been swapped for one since
+            text = read_vault_text(vault, result.path, _COMPARE_BYTES)
         except OSError:
             continue
         old = _shingles(_FRONTMATTER.sub("", text))
@@ -132,7 +134,10 @@ def pending_learned(vault: Path) -> list[str]:
     folder = vault / LEARNED_DIR
     out = []
     for path in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
-        meta = _frontmatter(path.read_text(encoding="utf-8", errors="replace"))
+        try:
+            meta = _frontmatter(read_vault_text(vault, path.relative_to(vault).as_posix(), _COMPARE_BYTES))
+        except OSError:
+            continue  # a link or a vanished file is no learned note
         if str(meta.get("status", "")).lower() != ACCEPTED:
             out.append(path.relative_to(vault).as_posix())
     return out

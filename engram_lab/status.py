@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engram_lab.config import read_config
 from engram_lab.graph.store import STORE_DIR
 from engram_lab.index.integrity import check_tables, store_problem
 from engram_lab.index.tables import TABLES_DIR, TableStore
@@ -32,7 +33,7 @@ class StatusReport:
 def vault_status(vault: Path) -> StatusReport:
     """Stat every note (reading none), mark changed ones ``stale`` and report."""
     vault = require_vault(vault)
-    scan = scan_vault(vault)
+    scan = scan_vault(vault, allow_hard_links=read_config(vault).allow_hard_links)  # no endpoint is used here
     conn = open_ledger(vault)
     try:
         table = DocumentTable(conn)

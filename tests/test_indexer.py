@@ -168,10 +168,10 @@ def test_file_deleted_between_scan_and_read(vault, write, monkeypatch):
     write("b.md", "b")
     real = read_module.read_note_bytes
 
-    def vanish_a(abs_path, rel_path, max_bytes):
+    def vanish_a(root, rel_path, max_bytes, **options):
         if rel_path == "a.md":
-            abs_path.unlink()
-        return real(abs_path, rel_path, max_bytes)
+            (root / rel_path).unlink()
+        return real(root, rel_path, max_bytes, **options)
 
     monkeypatch.setattr("engram_lab.indexer.read_note_bytes", vanish_a)
     report = index_vault(vault, progress=False)

@@ -123,6 +123,8 @@ def open_ledger(vault: Path) -> sqlite3.Connection:
     Autocommit mode: callers group writes with ``with transaction(conn):``.
     """
     directory = engram_dir(vault)
+    if directory.is_symlink():  # the ledger and store would be written outside the vault
+        raise VaultError(f"{directory}: is a symlink; not followed (replace it with a folder, or remove it to rebuild)")
     try:
         directory.mkdir(exist_ok=True)
     except OSError as exc:

@@ -34,6 +34,8 @@ def vault_write_lock(vault: Path, timeout_s: float = 120.0) -> Iterator[None]:
         finally:
             setattr(_held, key, depth)
         return
+    if engram_dir(vault).is_symlink():
+        raise VaultError(f"{engram_dir(vault)}: is a symlink; not followed (replace it with a folder, or remove it to rebuild)")
     engram_dir(vault).mkdir(exist_ok=True)
     fd = os.open(engram_dir(vault) / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
     try:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engram_lab.errors import DocumentError
+from engram_lab.vault.safe_open import hard_link_problem, open_in_vault
 
 _BINARY_SNIFF = 8192
 
@@ -24,18 +25,22 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_note_bytes(abs_path: Path, rel_path: str, max_bytes: int) -> NoteBytes:
-    """Read a note without following a symlink (a link swapped in after the scan is refused).
+def read_note_bytes(root: Path, rel_path: str, max_bytes: int, *, allow_hard_links: bool = False) -> NoteBytes:
+    """Read the note at ``root/rel_path`` without following a link at any component (:mod:`.safe_open`), so a note
+    or folder swapped for a link after the scan is refused; a file with several hard links is refused too.
 
-    Raises DocumentError naming ``rel_path`` when the file vanished, is too large or unreadable.
+    Raises DocumentError naming ``rel_path`` when the file vanished, is a link, too large or unreadable.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(abs_path, flags)
+        fd = open_in_vault(root, rel_path)
     except FileNotFoundError:
         raise DocumentError(rel_path, "file disappeared between scan and read") from None
-    except OSError as exc:
+    except OSError as exc:  # LinkRefused too: its strerror says which component is a link
         raise DocumentError(rel_path, f"cannot open: {exc.strerror}") from None
+    problem = None if allow_hard_links else hard_link_problem(os.fstat(fd))
+    if problem:
+        os.close(fd)
+        raise DocumentError(rel_path, problem)
     try:
         size = os.fstat(fd).st_size
         if size > max_bytes:

@@ -17,6 +17,8 @@ from typing import Literal
 
 import pathspec
 
+from engram_lab.vault.safe_open import hard_link_problem
+
 IGNORE_FILE = ".engramignore"
 NOTE_SUFFIXES: dict[str, Literal["markdown", "notebook"]] = {".md": "markdown", ".ipynb": "notebook"}
 ALWAYS_SKIPPED_DIRS = frozenset({".engram", ".ipynb_checkpoints", "__pycache__", "node_modules"})
@@ -72,8 +74,9 @@ def _is_inside(path: str, root: str) -> bool:
 class _Walker:
     """Depth-first walk with the vault's skip rules; one instance per scan."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, allow_hard_links: bool) -> None:
         self.root = root
+        self.allow_hard_links = allow_hard_links
         self.real_root = os.path.realpath(root)
         self.ignore = load_ignore_spec(root)
         self.result = ScanResult()
@@ -111,7 +114,10 @@ class _Walker:
 
     def _file(self, path: str, rel: str, info: os.stat_result) -> None:
         kind = note_kind(rel)
-        if kind is not None:
+        problem = None if self.allow_hard_links else hard_link_problem(info)
+        if kind is not None and problem:
+            self.result.problems.append(ScanProblem(rel, problem, True))
+        elif kind is not None:
             self.result.files.append(VaultFile(rel, path, kind, info.st_size, info.st_mtime_ns))
 
     def _symlink(self, entry: os.DirEntry[str], rel: str) -> None:
@@ -158,9 +164,12 @@ def _split_case_collisions(result: ScanResult) -> None:
     result.files = kept
 
 
-def scan_vault(root: Path) -> ScanResult:
-    """List the notes under ``root`` in path order, with the problems met on the way."""
-    walker = _Walker(root)
+def scan_vault(root: Path, *, allow_hard_links: bool = False) -> ScanResult:
+    """List the notes under ``root`` in path order, with the problems met on the way.
+
+    A note with more than one hard link is a problem unless ``allow_hard_links``: its other name may be outside.
+    """
+    walker = _Walker(root, allow_hard_links)
     walker.walk(str(root), "")
     walker.result.files.sort(key=lambda f: f.rel_path)
     _split_case_collisions(walker.result)

@@ -14,7 +14,7 @@ MB = 1024 * 1024
 
 def test_reads_and_hashes(vault, write):
     path = write("a.md", "héllo")
-    note = read_note_bytes(path, "a.md", MB)
+    note = read_note_bytes(vault, "a.md", MB)
     assert note.data == "héllo".encode() and len(note.content_hash) == 64
     assert decode_note_text(note.data, "a.md") == "héllo"
 
@@ -22,19 +22,19 @@ def test_reads_and_hashes(vault, write):
 def test_oversized_note(vault, write):
     path = write("big.md", b"x" * (20 * MB))
     with pytest.raises(DocumentError, match=r"^big\.md: note is 20\.0 MB, over the 8 MB limit"):
-        read_note_bytes(path, "big.md", 8 * MB)
+        read_note_bytes(vault, "big.md", 8 * MB)
 
 
 def test_vanished_file(vault):
     with pytest.raises(DocumentError, match="disappeared between scan and read"):
-        read_note_bytes(vault / "gone.md", "gone.md", MB)
+        read_note_bytes(vault, "gone.md", MB)
 
 
 def test_symlink_swapped_in_after_scan_is_refused(vault, write, tmp_path):
     (tmp_path / "outside.md").write_text("secret")
     os.symlink(tmp_path / "outside.md", vault / "swapped.md")
     with pytest.raises(DocumentError, match="cannot open"):
-        read_note_bytes(vault / "swapped.md", "swapped.md", MB)
+        read_note_bytes(vault, "swapped.md", MB)
 
 
 @pytest.mark.parametrize(
