@@ -49,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("review", help="resolution, supersession and learned-note review panels")
     p = sub.add_parser("sparql", help="(cell magic) a SPARQL query; returns a Polars DataFrame")
     p.add_argument("query", nargs="*")
+    p.add_argument("--allow-service", action="store_true", help="let SERVICE clauses send requests to other servers")
     p = sub.add_parser("learn", help="write a learned note (pending review); %%engram learn takes the cell as body")
     p.add_argument("--title", required=True)
     p.add_argument("--source", action="append", default=[])

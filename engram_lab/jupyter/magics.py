@@ -66,7 +66,7 @@ class EngramMagics(Magics):
         query = cell if cell is not None and cell.strip() else " ".join(args.query)
         if not query.strip():
             raise UsageError("%%engram sparql takes the query in the cell body (or %engram sparql QUERY)")
-        return self.session.engine.sparql(query)
+        return self.session.engine.sparql(query, federated=args.allow_service)
 
     def do_learn(self, args: argparse.Namespace, cell: str | None) -> d.View:
         body = cell if cell is not None else " ".join(args.text)

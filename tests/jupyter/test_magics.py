@@ -62,6 +62,13 @@ def test_sparql_cell_magic_returns_a_dataframe(shell):
     assert isinstance(frame, pl.DataFrame) and int(frame["n"][0]) > 100
 
 
+def test_sparql_service_is_a_short_message_unless_allowed(shell):
+    refused = engram(shell, "sparql", "SELECT * WHERE { SERVICE <http://127.0.0.1:1/sparql> { ?s ?p ?o } }")
+    assert isinstance(refused, View) and "--allow-service" in refused.text and "Traceback" not in refused.text
+    failed = engram(shell, "sparql --allow-service", "SELECT * WHERE { SERVICE <http://127.0.0.1:1/sparql> { ?s ?p ?o } }")
+    assert isinstance(failed, View) and "SPARQL query failed" in failed.text
+
+
 def test_learn_writes_pending_and_refuses_a_duplicate(shell):
     body = "The biweekly freshet sampling ended in May and monthly sampling resumed in June at all five stations."
     first = engram(shell, "learn --title 'Sampling rhythm' --source meetings/2026-05-27-midterm.md", body)
