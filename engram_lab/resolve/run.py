@@ -37,7 +37,7 @@ from engram_lab.resolve.overlay import Pair as IriPair
 from engram_lab.resolve import names as nm
 from engram_lab.resolve.supersession import Candidate, DatedDecision, dated_decisions, find_candidates
 from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, open_ledger, read_meta, set_meta, transaction
-from engram_lab.state.decisions import Decision, DecisionLedger, machine_decision_id
+from engram_lab.state.decisions import DecisionLedger, machine_decision_id
 from engram_lab.state.lock import vault_write_lock
 from engram_lab.state.review import ReviewQueue, StoredCandidate
 
@@ -126,15 +126,18 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
             i for i, (iri, docs) in enumerate(zip(view.iris, view.doc_sets)) if iri in moved or docs & changed_docs}
         scored = score_candidates(view, focus, embedding, expansions) if focus is None or focus else []
         report.candidate_pairs = len(scored)
+        present = set(view.iris)
+        rescored = present if focus is None else {view.iris[i] for i in focus}
         with transaction(conn):
             queued_before = {pair_key(p.a, p.b) for p in queue.pairs(include_decided=True)}
-            queue.keep_only(set(view.iris))
-            queue.remove_touching(set(view.iris) if focus is None else {view.iris[i] for i in focus})
+            queue.keep_only(present)
+            queue.remove_touching(rescored)
             new_in_queue = _apply_evidence(scored, ledger, queue, queued_before, report)
+            _withdraw_unsupported(ledger, scored, rescored, present, report)
             record_digests(conn, digests, set(digests) if focus is None else moved, gone)
         if judge is not None and new_in_queue:
             report.llm_judged = _ask_judge(judge, view, new_in_queue, ledger, _titles(conn))
-        state = resolve_state(ledger.all(), set(view.iris))
+        state = resolve_state(ledger.all(), present)
         overlay_moved = _overlay_digest(state) != read_meta(conn, OVERLAY_DIGEST)
         if changed_docs is not None and not overlay_moved and not _candidates_affected(data, changed_docs, queue):
             report.supersessions = queue.candidate_count()
@@ -151,35 +154,40 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
 
 def _apply_evidence(scored: list[PairEvidence], ledger: DecisionLedger, queue: ReviewQueue,
                     queued_before: set[IriPair], report: AnalysisReport) -> list[PairEvidence]:
-    """Make or withdraw automatic judgments and queue pairs as the evidence says; returns the pairs new in the
-    queue with nobody's judgment in force (for the LLM judge). A person's retraction of an automatic judgment
-    keeps its row (retracted), so the same evidence does not make it again."""
+    """Make automatic judgments and queue pairs as the evidence says; returns the pairs new in the queue
+    that nobody judged (for the LLM judge). A person's retraction of an automatic judgment keeps its row
+    (retracted), and its id is derived from the pair, so the same evidence does not make it again."""
     decisions = ledger.all()
-    by_id = {d.decision_id: d for d in decisions}
-    active: dict[IriPair, list[Decision]] = {}
-    for d in decisions:
-        if d.kind == RESOLUTION and d.active:
-            active.setdefault(pair_key(d.subject, d.object), []).append(d)
+    known = {d.decision_id for d in decisions}
+    judged = {pair_key(d.subject, d.object) for d in decisions if d.kind == RESOLUTION and d.active and d.actor != "auto"}
     new_in_queue: list[PairEvidence] = []
     for ev in scored:
         key = pair_key(ev.a, ev.b)
-        holders = active.get(key, [])
         if ev.verdict == "auto-same":
             auto_id = machine_decision_id(RESOLUTION, key[0], key[1], "same", "auto")
-            if auto_id not in by_id:
+            if auto_id not in known:
                 ledger.record_within(RESOLUTION, key[0], key[1], "same", "auto", ev.to_json(), decision_id=auto_id)
                 report.auto_same.append((ev.name_a, ev.name_b))
-            continue
-        for d in holders:
-            if d.actor == "auto" and d.verdict == "same":  # the evidence no longer carries the merge
-                ledger.withdraw_within(d.decision_id)
-                report.auto_retracted += 1
-        if ev.verdict == "review":
+        elif ev.verdict == "review":
             queue.put(key[0], key[1], ev.score, ev.rule, ev.to_json() | {"a": ev.a, "b": ev.b})
             report.queued += 1
-            if key not in queued_before and not any(d.actor != "auto" for d in holders):
+            if key not in queued_before and key not in judged:
                 new_in_queue.append(ev)
     return new_in_queue
+
+
+def _withdraw_unsupported(ledger: DecisionLedger, scored: list[PairEvidence], rescored: set[str], present: set[str],
+                          report: AnalysisReport) -> None:
+    """Withdraw automatic merges between present entities that this pass re-scored and no longer finds:
+    the evidence now says review or nothing, or blocking stopped proposing the pair (an alias went)."""
+    supported = {pair_key(ev.a, ev.b) for ev in scored if ev.verdict == "auto-same"}
+    for d in ledger.all(include_retracted=False):
+        if d.kind != RESOLUTION or d.actor != "auto" or d.verdict != "same":
+            continue
+        touched = d.subject in rescored or d.object in rescored
+        if touched and d.subject in present and d.object in present and pair_key(d.subject, d.object) not in supported:
+            ledger.withdraw_within(d.decision_id)
+            report.auto_retracted += 1
 
 
 def _overlay_digest(state: ResolutionState) -> str:
