@@ -119,6 +119,12 @@ class TableStore:
         """Doc id -> path as the documents table records them, and the buckets whose file cannot be read."""
         paths: dict[str, str] = {}
         unreadable: list[int] = []
+        files = sorted((self.base / "documents").glob("bucket-*.parquet"))
+        try:  # one multi-threaded read: this runs at the start of every index run, even one with nothing to do
+            frame = pl.read_parquet(files, columns=["doc_id", "path"]) if files else None
+            return (dict(zip(frame["doc_id"].to_list(), frame["path"].to_list())) if frame is not None else {}), []
+        except (OSError, pl.exceptions.PolarsError):
+            pass  # some file is damaged: find which, bucket by bucket
         for bucket in range(BUCKETS):
             path = self._file("documents", bucket)
             if not path.exists():
