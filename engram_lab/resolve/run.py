@@ -179,13 +179,16 @@ def _apply_evidence(scored: list[PairEvidence], ledger: DecisionLedger, queue: R
 def _withdraw_unsupported(ledger: DecisionLedger, scored: list[PairEvidence], rescored: set[str], present: set[str],
                           report: AnalysisReport) -> None:
     """Withdraw automatic merges between present entities that this pass re-scored and no longer finds:
-    the evidence now says review or nothing, or blocking stopped proposing the pair (an alias went)."""
+    the evidence now says review or nothing, or blocking stopped proposing the pair (an alias went).
+    One made before ids were derived from the pair gives way to its derived twin."""
     supported = {pair_key(ev.a, ev.b) for ev in scored if ev.verdict == "auto-same"}
     for d in ledger.all(include_retracted=False):
         if d.kind != RESOLUTION or d.actor != "auto" or d.verdict != "same":
             continue
+        key = pair_key(d.subject, d.object)
         touched = d.subject in rescored or d.object in rescored
-        if touched and d.subject in present and d.object in present and pair_key(d.subject, d.object) not in supported:
+        legacy = d.decision_id != machine_decision_id(RESOLUTION, key[0], key[1], "same", "auto")
+        if touched and d.subject in present and d.object in present and (key not in supported or legacy):
             ledger.withdraw_within(d.decision_id)
             report.auto_retracted += 1
 

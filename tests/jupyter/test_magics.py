@@ -89,6 +89,7 @@ def test_review_panel_click_writes_the_ledger_and_undo_retracts(shell):
     assert all((i["a"], i["b"]) != (item["a"], item["b"]) for i in resolution.items)
     resolution._handle_custom_msg({"type": "undo"}, [])
     assert "retracted" in resolution.status
+    assert resolution.items[0] == item  # undo puts the pair back for review, evidence and all
     count = len(supersession.items)
     supersession._handle_custom_msg({"type": "act", "action": "accept", "index": 0}, [])
     assert len(supersession.items) == count - 1 and "accept" in supersession.status
