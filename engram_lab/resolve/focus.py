@@ -14,7 +14,6 @@ Blocking-size limits and trigram rarity are vault-wide and not tracked (a full
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 
 from engram_lab.resolve import names as nm
@@ -37,11 +36,13 @@ def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
     for i, iri in enumerate(view.iris):
         name = view.names[i]
         words = nm.loose(name).split()
-        short_forms = (count("acronym", nm.as_acronym(name)), count("initials", nm.initials_key(name)),
+        # Only the short side of a pair reads a count, and it is in every such pair: its digest carries it.
+        short_forms = (count("acronym", nm.as_acronym(name)),
+                       count("initials", nm.initials_key(name) if nm.is_initialled(name) else None),
                        count("surname", words[0] if len(words) == 1 else None))
         row = [name, view.kinds[i], sorted(view.labels[i]), sorted(view.doc_sets[i]),
                sorted(view.iris[j] for j in view.neighbours[i]), short_forms]
-        out[iri] = hashlib.sha256(json.dumps(row, ensure_ascii=False).encode("utf-8")).hexdigest()[:20]
+        out[iri] = hashlib.sha256(repr(row).encode("utf-8")).hexdigest()[:20]  # repr: lists, str, int, None only
     return out
 
 
