@@ -70,6 +70,6 @@ def read_vault_text(root: Path, rel_path: str, max_bytes: int, *, allow_hard_lin
         if problem:
             raise LinkRefused(errno.EMLINK, f"{rel_path} {problem}")
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(max_bytes).decode("utf-8", errors="replace")
+            return handle.read(min(max_bytes, info.st_size + 1)).decode("utf-8", errors="replace")  # no huge buffer
     finally:
         os.close(fd)
