@@ -77,3 +77,16 @@ def test_an_unreadable_table_bucket_is_rebuilt(vault, write, tmp_path):
     report = index_vault(vault, progress=False)
     assert report.repaired and report.updated
     assert _fresh_equal(vault, tmp_path)
+
+
+def test_a_query_on_a_damaged_store_says_so_at_once(vault, write):
+    import pytest
+
+    from engram_lab.errors import VaultError
+    from engram_lab.graph.store import query_read_only
+
+    _notes(write, 1)
+    index_vault(vault, progress=False)
+    (vault / ".engram" / "store" / "CURRENT").unlink()
+    with pytest.raises(VaultError, match="damaged.*engram index"):
+        query_read_only(vault / ".engram" / "store", "SELECT * WHERE { ?s ?p ?o }")
