@@ -154,6 +154,11 @@ def _frontmatter(text: str) -> dict[str, object]:
     return meta if isinstance(meta, dict) else {}
 
 
+def review_status(text: str) -> str:
+    """The ``status:`` a note's frontmatter gives (lower case; "" when none): what the review gate reads."""
+    return str(_frontmatter(text).get("status", "")).strip().lower()
+
+
 def accept_learned(vault: Path, rel_path: str, *, now: dt.datetime | None = None) -> str:
     """Flip a learned note to ``status: accepted`` (a person's act); the next index run extracts it."""
     try:  # resolved first, so `learned/../index.md` (or a link out of learned/) is refused

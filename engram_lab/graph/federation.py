@@ -66,3 +66,11 @@ def refuse_federation(query: str) -> None:
     if names_service(query):
         raise FederatedQueryError("this query uses SERVICE, which would send a request to another server; "
                                   "federated queries are off (engram sparql --allow-service turns them on for one query)")
+
+
+def code_words(query: str) -> list[str]:
+    """The query's keywords, upper-cased: words outside comments, strings, IRIs and variables, and not part
+    of a prefixed name (``ex:delete``, ``delete:x``). What a check of the query's form may look at."""
+    code = _OPAQUE.sub(lambda m: " " * len(m.group()), _decoded(query))
+    return [w.group().upper() for w in _WORD.finditer(code)
+            if not code[: w.start()].endswith(":") and not code[w.end():].startswith(":")]
