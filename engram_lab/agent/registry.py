@@ -51,7 +51,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                       "start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 0}}, ["path"]),
              reading.read_note),
     ToolSpec("list_notes", "List notes with their index status, optionally only those under a folder or with a tag."
-             + _WRAP_NOTE, _schema({"folder": _STR, "tag": _STR | {"description": "without the leading #"}}, []),
+             + _WRAP_NOTE, _schema({"folder": _STR, "tag": _STR | {"description": "a frontmatter tag (tags:), with or without #"}}, []),
              reading.list_notes),
     ToolSpec("note_links", "A note's out-links (wikilinks and Markdown links, resolved to paths) and back-links "
              "(notes linking to it)." + _WRAP_NOTE, _schema({"path": _STR}, ["path"]), reading.note_links),
