@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from engram_lab import __version__
+from engram_lab.agent.cli import add_agent_commands
+from engram_lab.agent.reading import agent_context
 from engram_lab.engine import SEARCH_MODES, Engine
 from engram_lab.errors import EngramError
 from engram_lab.indexer import IndexReport
@@ -116,7 +118,17 @@ def _payload(outcome: SearchOutcome) -> dict[str, Any]:
     return payload
 
 
+def _search_json(outcome: SearchOutcome, args: argparse.Namespace) -> dict[str, Any]:
+    """``--for-agent``: every passage of the context wrapped as data (``<external_content>``), for a model."""
+    payload = _payload(outcome)
+    if args.for_agent:
+        payload["context"] = agent_context(outcome)
+    return payload
+
+
 def cmd_search(args: argparse.Namespace) -> int:
+    if args.for_agent and not args.json:
+        raise EngramError("--for-agent changes the JSON output; give --json too")
     engine = Engine(args.vault)
     if args.queries is not None:
         if args.question is not None:
@@ -125,7 +137,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             outcome = engine.query(item["question"], k=args.k, mode=args.mode)
             _print_notes(outcome)
             if args.json:
-                print(json.dumps({"id": item.get("id"), **_payload(outcome)}, ensure_ascii=False))
+                print(json.dumps({"id": item.get("id"), **_search_json(outcome, args)}, ensure_ascii=False))
             else:
                 _print_results(outcome)
         return 0
@@ -134,7 +146,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     outcome = engine.query(args.question, k=args.k, mode=args.mode)
     _print_notes(outcome)
     if args.json:
-        print(json.dumps(_payload(outcome), ensure_ascii=False, indent=2))
+        print(json.dumps(_search_json(outcome, args), ensure_ascii=False, indent=2))
     else:
         _print_results(outcome)
     return 0
@@ -325,6 +337,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=SEARCH_MODES, default="full")
     p.add_argument("--json", action="store_true")
     p.add_argument("--queries", type=Path, help='JSON lines {"id": ..., "question": ...}; prints one JSON line each')
+    p.add_argument("--for-agent", action="store_true",
+                   help='with --json: the context wraps each passage as <external_content source="vault:PATH#START-END">')
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("ingest", help="keep external files under sources/ and write Markdown conversions")
@@ -416,6 +430,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("vault", type=Path)
     p.add_argument("--revoke", action="store_true", help="forget the vault's trust")
     p.set_defaults(func=cmd_trust)
+
+    add_agent_commands(sub)
 
     p = sub.add_parser("sample-vault", help="copy the bundled sample vault to DEST")
     p.add_argument("dest", type=Path)
