@@ -36,7 +36,6 @@ of LLM steps that are on take effect only in a vault the user trusts (``engram_l
 
 from __future__ import annotations
 
-import getpass
 import os
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -104,11 +103,12 @@ class VaultConfig:
         return {role: {"base_url": e.base_url or "", "api_key_env": e.api_key_env} for role, (on, e) in steps.items() if on}
 
 
+UNKNOWN_AUTHOR = "unknown"
+
+
 def _default_owner() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no passwd entry in some containers
-        return "vault-owner"
+    """No owner configured: say so. The operating-system account (often "root" in a container) is not an author."""
+    return UNKNOWN_AUTHOR
 
 
 def _check_keys(path: Path, section: str, given: dict[str, Any], allowed: set[str]) -> None:

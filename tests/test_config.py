@@ -13,6 +13,12 @@ def test_defaults_without_a_file(vault):
     assert config.extractor.name == "heuristic" and config.resolution.judge == "none" and config.retrieval.fact_filter == "none"
 
 
+def test_a_note_without_author_is_by_unknown_or_the_configured_owner(vault, write):
+    assert load_config(vault).owner == "unknown"  # never the operating-system account ("root" in a container)
+    write("engram.toml", '[vault]\nowner = "Estuary team"\n')
+    assert load_config(vault).owner == "Estuary team"
+
+
 def test_resolution_judge_reads_its_endpoint(vault, write):
     write("engram.toml", '[resolution]\njudge = "llm"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\ntimeout_s = 5\n')
     trust_vault(vault)
