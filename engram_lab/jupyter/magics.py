@@ -32,7 +32,7 @@ class EngramMagics(Magics):
         except UsageError as exc:
             return d.message(str(exc), "warning")
         except EngramError as exc:
-            return d.message(f"engram: {exc}", "error")
+            return d.message(f"engram: {self.session.in_notebook_words(str(exc))}", "error")
 
     def run(self, args: argparse.Namespace, cell: str | None) -> Any:
         handler = getattr(self, "do_" + args.command.replace("-", "_"))
@@ -40,8 +40,11 @@ class EngramMagics(Magics):
 
     # -- commands ------------------------------------------------------------
     def do_open(self, args: argparse.Namespace, _cell: str | None) -> d.View:
+        from engram_lab.jupyter.server_link import announce_vault
+
         engine = self.session.open(args.path)
-        return d.message(f"vault: {engine.vault}")
+        told = announce_vault(engine.vault)  # the sidebar and links follow the notebook's vault
+        return d.message(f"vault: {engine.vault}" + (f" ({told})" if told else ""))
 
     def do_index(self, args: argparse.Namespace, _cell: str | None) -> d.View:
         return d.index_view(self.session.engine.index(full=args.full, progress=True))

@@ -1,8 +1,9 @@
 """Jupyter server extension: the HTTP API the JupyterLab sidebar uses, sharing the engine with the kernels.
 
 Enabled by ``jupyter-config/jupyter_server_config.d/engram_lab.json`` (installed with the package).
-The vault is fixed by configuration (``--EngramServer.vault=PATH``, else $ENGRAM_VAULT, else the
-server's root folder): a request can never point the server at another folder.
+The first vault comes from configuration (``--EngramServer.vault=PATH``, else $ENGRAM_VAULT, else the
+server's root folder); an authenticated ``POST /engram/vault`` (a kernel's ``%engram open``, the file
+browser's "Open as engram vault") switches to another folder, which must lie under the server's root.
 """
 
 from __future__ import annotations

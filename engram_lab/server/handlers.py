@@ -22,10 +22,10 @@ from engram_lab.errors import EngramError
 from engram_lab.learn import DuplicateNoteError
 from engram_lab.overview import notes_overview, stale_count
 from engram_lab.retrieve.results import snippet
+from engram_lab import search_operators
+from engram_lab.server.vaults import VaultRegistry
 
-_ENGINE_KEY = "engram_engine"
-_ROOT_KEY = "engram_root_dir"
-_JOB_KEY = "engram_index_job"
+_VAULTS_KEY = "engram_vaults"
 MAX_BODY_BYTES = 2 * 1024 * 1024  # a learned note from a selection; far more is a mistake or an attack
 
 
@@ -35,17 +35,16 @@ class EngramServer(Configurable):
 
 class _Base(APIHandler):
     @property
+    def vaults(self) -> VaultRegistry:
+        return self.settings[_VAULTS_KEY]
+
+    @property
     def engine(self) -> Engine:
-        engine = self.settings.get(_ENGINE_KEY)
-        if engine is None:
-            raise EngramError("engram: no vault configured for this server")
-        return engine
+        return self.vaults.engine
 
     def _root_relative(self) -> str | None:
         """The vault's folder as the JupyterLab file browser names it (None when outside the server root)."""
-        root = Path(self.settings.get(_ROOT_KEY, ".")).resolve()
-        vault = self.engine.vault.resolve()
-        return Path(os.path.relpath(vault, root)).as_posix() if vault == root or root in vault.parents else None
+        return self.vaults.root_relative(self.engine.vault)
 
     def reply(self, payload: Any, status: int = 200) -> None:
         self.set_status(status)
@@ -93,19 +92,40 @@ class StatusHandler(_Base):
                     "root_relative": self._root_relative()})
 
 
+class VaultHandler(_Base):
+    """GET: the current vault (``?path=`` describes another without switching, to open a link's note);
+    POST ``{"path": ..., "notebook": ...}``: make a folder the current vault (``%engram open``, the file browser)."""
+
+    @tornado.web.authenticated
+    def get(self) -> None:
+        given = self.get_argument("path", "")
+        self.reply(self.vaults.describe(self.vaults.resolve(given) if given else None))
+
+    @tornado.web.authenticated
+    async def post(self) -> None:
+        body = self.json_body()
+        path, notebook = body.get("path"), body.get("notebook")
+        if not isinstance(path, str) or not (notebook is None or isinstance(notebook, str)):
+            raise EngramError('bad request: expected {"path": str, "notebook": str (optional)}')
+        engine = await self.run(self.vaults.open, path, notebook)
+        self.reply(self.vaults.describe(engine.vault))
+
+
 class SearchHandler(_Base):
     @tornado.web.authenticated
     async def get(self) -> None:
-        query = self.get_argument("q", "").strip()
+        # path:, tag:, after:/before: and quoted phrases filter the results; the words go to the retriever.
+        query, operators = search_operators.parse(self.get_argument("q", "").strip())
         mode = self.get_argument("mode", "full")
         try:
             k = int(self.get_argument("k", "10"))
         except ValueError:
             raise EngramError("k must be a whole number") from None
-        outcome = await self.run(self.engine.query, query, k=k, mode=mode)
+        outcome = await self.run(self.engine.query, query, k=operators.fetch(k), mode=mode)
+        kept = (await self.run(search_operators.filter_results, self.engine.vault, outcome.results, operators))[:k]
         results = [{**r.to_json(), "path": r.path, "cell_id": r.cell_id, "heading_path": list(r.heading_path),
-                    "snippet": snippet(r.text, 240), "status": r.status, "superseded": r.superseded} for r in outcome.results]
-        self.reply({"query": outcome.query, "mode": outcome.mode, "results": results, "context": outcome.context,
+                    "snippet": snippet(r.text, 240), "status": r.status, "superseded": r.superseded} for r in kept]
+        self.reply({"query": outcome.query, "operators": operators.to_json(), "mode": outcome.mode, "results": results, "context": outcome.context,
                     "notes": outcome.notes})
 
 
@@ -150,14 +170,17 @@ class IndexHandler(_Base):
     @tornado.web.authenticated
     async def post(self) -> None:
         if self.get_argument("background", "") in ("1", "true"):
-            self.reply(self.settings[_JOB_KEY].start(self.engine), 202)
+            self.reply(self._job().start(self.engine), 202)
             return
         report = await self.run(self.engine.index, progress=False)
         self.reply(_report_json(report))
 
     @tornado.web.authenticated
     def get(self) -> None:
-        self.reply(dict(self.settings[_JOB_KEY].state))
+        self.reply(dict(self._job().state))
+
+    def _job(self) -> IndexJob:
+        return self.vaults.jobs.setdefault(self.engine.vault, IndexJob())
 
 
 class ProvenanceHandler(_Base):
@@ -182,7 +205,7 @@ class LearnHandler(_Base):
         self.reply({"path": result.path, "similar": [asdict(s) for s in result.similar]})
 
 
-ROUTES = {"notes": NotesHandler, "status": StatusHandler, "search": SearchHandler, "index": IndexHandler,
+ROUTES = {"notes": NotesHandler, "status": StatusHandler, "vault": VaultHandler, "search": SearchHandler, "index": IndexHandler,
           "provenance": ProvenanceHandler, "learn": LearnHandler}
 
 
@@ -193,13 +216,12 @@ def resolve_vault(serverapp: Any) -> Path:
 
 def register(serverapp: Any) -> None:
     web_app = serverapp.web_app
-    web_app.settings[_ROOT_KEY] = serverapp.root_dir
-    web_app.settings[_JOB_KEY] = IndexJob()
+    configured = resolve_vault(serverapp)
+    vaults = web_app.settings[_VAULTS_KEY] = VaultRegistry(Path(serverapp.root_dir), configured)
     try:
-        web_app.settings[_ENGINE_KEY] = Engine(resolve_vault(serverapp))
+        vaults.open(str(configured))
     except EngramError as exc:
-        serverapp.log.warning("engram: the sidebar API is off: %s", exc)
-        web_app.settings[_ENGINE_KEY] = None
+        serverapp.log.warning("engram: no vault open until a notebook or the file browser opens one: %s", exc)
     base = web_app.settings["base_url"]
     web_app.add_handlers(".*$", [(url_path_join(base, "engram", name), handler) for name, handler in ROUTES.items()])
-    serverapp.log.info("engram: API at %sengram/ for %s", base, web_app.settings[_ENGINE_KEY].vault if web_app.settings[_ENGINE_KEY] else "no vault")
+    serverapp.log.info("engram: API at %sengram/ for %s", base, vaults.current or "no vault yet")
