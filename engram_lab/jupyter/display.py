@@ -42,16 +42,22 @@ def message(text: str, level: str = "info") -> View:
     return View(text, f"<div class='{css}'>{escape(text)}</div>")
 
 
-def note_link(vault: Path, path: str, label: str | None = None, heading: str | None = None) -> str:
+def note_link(vault: Path, path: str, label: str | None = None, heading: str | None = None,
+              span: tuple[int, int] | None = None, cell_id: str | None = None) -> str:
     """A link JupyterLab opens in the app (relative to the kernel's folder, the notebook's). With ``heading``,
-    a Markdown note opens scrolled to that heading (JupyterLab's heading ids: spaces become hyphens)."""
+    a Markdown note opens scrolled to that heading (JupyterLab's heading ids: spaces become hyphens).
+    The ``data-engram-*`` attributes carry the vault, cell and span, so the JupyterLab extension opens the
+    editor at the span in this vault, whatever vault its sidebar shows."""
     file = path.split("#", 1)[0]
     try:
         target = os.path.relpath(vault / file, Path.cwd())
     except ValueError:
         target = str(vault / file)
     fragment = f"#{heading.strip().replace(' ', '-')}" if heading and file.lower().endswith(".md") else ""
-    return f"<a href='{escape(target + fragment)}' title='{escape(path)}'>{escape(label or path)}</a>"
+    span = span if span and None not in span else None
+    data = {"vault": str(vault), "path": file, "cell": cell_id, "start": span[0] if span else None, "end": span[1] if span else None}
+    attrs = "".join(f" data-engram-{k}='{escape(str(v))}'" for k, v in data.items() if v is not None)
+    return f"<a href='{escape(target + fragment)}' title='{escape(path)}'{attrs}>{escape(label or path)}</a>"
 
 
 def index_view(report: IndexReport) -> View:
@@ -82,7 +88,7 @@ def search_view(outcome: SearchOutcome, vault: Path) -> View:
         text.append(f"{r.rank}. [{r.score:.3f}] {r.provenance()}\n   {snippet(r.text, 160)}")
         flags = "".join(f"<div class='warn'>{escape(x)}</div>" for x in (r.superseded, "pending review" if r.status == "pending-review" else None) if x)
         span = f"chars {r.span[0]}–{r.span[1]}" if r.span else ""
-        link = note_link(vault, r.doc, heading=r.heading)
+        link = note_link(vault, r.doc, heading=r.heading, span=r.span, cell_id=r.cell_id)
         rows.append(f"<tr><td>{r.rank}</td><td>{r.score:.3f}</td><td>{link}<div class='muted'>"
                     f"{escape(' > '.join(r.heading_path))} · {span}</div>{flags}</td><td>{escape(snippet(r.text, 240))}</td></tr>")
     warning = f"<div class='warn'>{escape(AUTO_HEADER)}</div>" if outcome.mode == "auto" else ""
@@ -107,9 +113,9 @@ def entity_view(summary: EntitySummary, vault: Path) -> View:
     lines += [f"judgment {j['verdict']} by {j['actor']} ({j['decision_id']})" + (f" blocked: {j['blocked']}" if j["blocked"] else "")
               for j in summary.judgments]
     rel_rows = "".join(f"<tr><td>{escape(r['subject'])}</td><td>{escape(r['predicate'])}</td><td>{escape(str(r['object']))}</td>"
-                       f"<td>{note_link(vault, r['path'])} <span class='muted'>{r['start']}–{r['end']}</span></td></tr>"
+                       f"<td>{note_link(vault, r['path'], span=(r['start'], r['end']), cell_id=r.get('cell_id'))} <span class='muted'>{r['start']}–{r['end']}</span></td></tr>"
                        for r in summary.relations)
-    mentions = ", ".join(f"{note_link(vault, m['path'])} <span class='muted'>{m['start']}–{m['end']}</span>" for m in summary.mentions)
+    mentions = ", ".join(f"{note_link(vault, m['path'], span=(m['start'], m['end']), cell_id=m.get('cell_id'))} <span class='muted'>{m['start']}–{m['end']}</span>" for m in summary.mentions)
     html = (f"<b>{escape(summary.name)}</b> <span class='muted'>{escape(summary.kind)} · {escape(summary.iri)}</span>"
             + (f"<div>also written: {escape(', '.join(summary.labels[1:]))}</div>" if len(summary.labels) > 1 else "")
             + (f"<div>same as: {escape(', '.join(summary.same_as))}</div>" if summary.same_as else "")

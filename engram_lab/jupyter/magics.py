@@ -112,8 +112,8 @@ class EngramMagics(Magics):
         # The link sits in an Output (rendered by JupyterLab itself), so a click opens the note in the app at its heading.
         link = ipywidgets.Output()
         span = f"chars {result.span[0]}–{result.span[1]}" if result.span else ""
-        link.append_display_data(HTML(f"open {d.note_link(vault, result.doc, heading=result.heading)} at {span}"))
-        return ipywidgets.VBox([link, ProvenancePanel(data=result_provenance(vault, result))])
+        link.append_display_data(HTML(f"open {d.note_link(vault, result.doc, heading=result.heading, span=result.span, cell_id=result.cell_id)} at {span}"))
+        return ipywidgets.VBox([link, ProvenancePanel(data=result_provenance(vault, result) | {"vault": str(vault)})])
 
     def _activation(self, args: argparse.Namespace, limit: int) -> tuple[str, dict[str, Any], Any]:
         engine = self.session.engine

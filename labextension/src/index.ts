@@ -1,14 +1,17 @@
-// engram-lab in JupyterLab: the vault sidebar, a stale-notes status item, re-index, note provenance,
-// learn from selection, and opening notes at a span (also for the kernel panels' "engram:open" events).
+// engram-lab in JupyterLab: the vault sidebar (the server's current vault, switchable), a stale-notes status
+// item, re-index, note provenance, learn from selection, "Open as engram vault" in the file browser, and opening
+// notes at a span in their own vault (kernel result links and the panels' "engram:open" events).
 import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { Dialog, ICommandPalette, showDialog, showErrorMessage } from '@jupyterlab/apputils';
-import { PathExt } from '@jupyterlab/coreutils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
+import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { Widget } from '@lumino/widgets';
 import { requestAPI } from './api';
 import { positionAt, progressText, staleText, triplesOfPart } from './logic';
+import { ITarget, openTarget } from './open';
 import { VaultSidebar } from './sidebar';
+import { VaultState } from './vault';
 
 interface IEditorLike {
   model: { sharedModel: { getSource(): string } };
@@ -28,7 +31,9 @@ interface IIndexState {
   report: { added: string[]; updated: string[]; failed: string[][]; seconds: number } | null;
 }
 
-const COMMANDS = { reindex: 'engram:reindex', provenance: 'engram:show-provenance', learn: 'engram:learn-from-selection' };
+const COMMANDS = { reindex: 'engram:reindex', provenance: 'engram:show-provenance', learn: 'engram:learn-from-selection',
+  openVault: 'engram:open-vault' };
+const POLL_MS = 5000; // status badges and the kernel's vault choice show up within this
 
 function currentEditor(app: JupyterFrontEnd): { path: string; editor: IEditorLike; cellId: string | null } | null {
   const widget = app.shell.currentWidget as any;
@@ -43,51 +48,61 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'The engram vault in JupyterLab',
   autoStart: true,
   requires: [IDocumentManager, ILabShell],
-  optional: [ICommandPalette, IStatusBar],
-  activate: (app: JupyterFrontEnd, docs: IDocumentManager, shell: ILabShell, palette: ICommandPalette | null, statusBar: IStatusBar | null) => {
-    let vaultInRoot: string | null = null;
-    const toLab = (vaultPath: string) => (vaultInRoot === null || vaultInRoot === '.' ? vaultPath : PathExt.join(vaultInRoot, vaultPath));
+  optional: [ICommandPalette, IStatusBar, IDefaultFileBrowser],
+  activate: (app: JupyterFrontEnd, docs: IDocumentManager, shell: ILabShell, palette: ICommandPalette | null, statusBar: IStatusBar | null,
+    browser: IDefaultFileBrowser | null) => {
+    const vaults = new VaultState();
+    /** A file-browser path as a path in the current vault (null: not a note of it). */
     const toVault = (labPath: string) => {
-      if (vaultInRoot === null || vaultInRoot === '.') {
-        return labPath;
+      const folder = vaults.current.root_relative;
+      if (folder === null || folder === '.') {
+        return folder === null ? null : labPath;
       }
-      return labPath.startsWith(vaultInRoot + '/') ? labPath.slice(vaultInRoot.length + 1) : null;
+      return labPath.startsWith(folder + '/') ? labPath.slice(folder.length + 1) : null;
     };
 
-    const openAt = async (path: string, span: [number, number] | null, heading: string | null) => {
-      const file = path.split('#')[0];
-      const widget = docs.openOrReveal(toLab(file), file.endsWith('.ipynb') ? 'default' : 'Editor') as any;
-      if (!widget || !span || file.endsWith('.ipynb')) {
-        return;
-      }
-      await widget.context.ready;
-      const editor: IEditorLike = widget.content.editor;
-      const text = editor.model.sharedModel.getSource();
-      const range = { start: positionAt(text, span[0]), end: positionAt(text, span[1]) };
-      editor.setSelections([range]);
-      editor.revealPosition(range.start);
-      void heading;
-    };
+    const openAt = (target: ITarget) => void openTarget(docs, vaults, target).catch(error => showErrorMessage('engram', String(error)));
 
     const status = new Widget();
     status.addClass('jp-engram-status');
+    let lastStale = -1;
+    let reindexing = false;
     const refreshStatus = async () => {
       try {
-        const data = await requestAPI<{ stale: number; root_relative: string | null }>('status');
-        vaultInRoot = data.root_relative;
-        status.node.textContent = staleText(data.stale);
+        await vaults.refresh(); // a kernel's %engram open shows here
+        if (!vaults.current.vault) {
+          status.node.textContent = 'engram: no vault open';
+          return;
+        }
+        const data = await requestAPI<{ stale: number }>('status');
+        if (!reindexing) {
+          status.node.textContent = staleText(data.stale);
+        }
+        if (data.stale !== lastStale && lastStale !== -1) {
+          void sidebar.refresh(); // badges follow edits without a reload
+        }
+        lastStale = data.stale;
       } catch (error) {
         status.node.textContent = 'engram: unavailable';
       }
     };
 
-    const sidebar = new VaultSidebar((p, s, h) => void openAt(p, s, h), () => app.commands.execute(COMMANDS.reindex) as Promise<void>);
+    const sidebar = new VaultSidebar(openAt, () => app.commands.execute(COMMANDS.reindex) as Promise<void>, vaults);
     sidebar.title.label = 'engram';
+    sidebar.title.iconClass = 'jp-engram-icon';
     shell.add(sidebar, 'left', { rank: 600 });
+    // A save in the editor changes a note's status at once; refresh the badges soon after.
+    app.serviceManager.contents.fileChanged.connect((_, change) => {
+      const path = change.newValue?.path ?? change.oldValue?.path;
+      if (path && toVault(path) !== null) {
+        window.setTimeout(() => void refreshStatus().then(() => sidebar.refresh()), 300);
+      }
+    });
 
     app.commands.addCommand(COMMANDS.reindex, {
       label: 'Engram: re-index the vault',
       execute: async () => {
+        reindexing = true;
         try {
           let state = await requestAPI<IIndexState>('index?background=1', { method: 'POST', body: '{}' });
           while (state.running) {
@@ -102,6 +117,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
           status.node.textContent = `engram: indexed in ${report.seconds.toFixed(1)} s (${report.added.length} added, ${report.updated.length} updated, ${report.failed.length} failed)`;
         } catch (error) {
           await showErrorMessage('engram', String(error));
+        } finally {
+          reindexing = false;
         }
         await sidebar.refresh();
         window.setTimeout(() => void refreshStatus(), 4000);
@@ -179,8 +196,28 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
+    app.commands.addCommand(COMMANDS.openVault, {
+      label: 'Open as engram vault',
+      caption: 'Show this folder in the engram sidebar (it must lie under JupyterLab\'s root folder)',
+      isVisible: () => !!browser && [...browser.selectedItems()].some(item => item.type === 'directory'),
+      execute: async () => {
+        const folder = browser ? [...browser.selectedItems()].find(item => item.type === 'directory') : undefined;
+        if (!folder) {
+          return;
+        }
+        try {
+          await vaults.open(folder.path);
+          shell.activateById(sidebar.id);
+          await refreshStatus();
+        } catch (error) {
+          await showErrorMessage('engram: not opened', String(error));
+        }
+      }
+    });
+    app.contextMenu.addItem({ command: COMMANDS.openVault, selector: '.jp-DirListing-item[data-isdir="true"]', rank: 3 });
+
     if (palette) {
-      for (const command of Object.values(COMMANDS)) {
+      for (const command of [COMMANDS.reindex, COMMANDS.provenance, COMMANDS.learn]) {
         palette.addItem({ command, category: 'engram' });
       }
     }
@@ -193,15 +230,28 @@ const plugin: JupyterFrontEndPlugin<void> = {
       const detail = (event as CustomEvent).detail ?? {};
       if (typeof detail.path === 'string') {
         event.preventDefault();
-        void openAt(detail.path, typeof detail.start === 'number' ? [detail.start, detail.end] : null, null);
+        openAt({ path: detail.path, vault: detail.vault ?? null, cell: detail.cell_id ?? null,
+          span: typeof detail.start === 'number' ? [detail.start, detail.end] : null });
       }
     });
+    // Result links in kernel outputs carry their vault, cell and span: open the editor there, not the preview.
+    document.addEventListener('click', (event: MouseEvent) => {
+      const link = (event.target as Element | null)?.closest?.('a[data-engram-path]') as HTMLAnchorElement | null;
+      if (!link || event.button !== 0 || event.ctrlKey || event.metaKey) {
+        return;
+      }
+      event.preventDefault();
+      event.stopPropagation();
+      const d = link.dataset;
+      openAt({ path: d.engramPath!, vault: d.engramVault ?? null, cell: d.engramCell ?? null,
+        span: d.engramStart !== undefined && d.engramEnd !== undefined ? [Number(d.engramStart), Number(d.engramEnd)] : null });
+    }, true);
 
     if (statusBar) {
       statusBar.registerStatusItem('engram-lab:stale', { item: status, align: 'left', rank: 10 });
     }
     void refreshStatus().then(() => sidebar.refresh());
-    window.setInterval(() => void refreshStatus(), 30000);
+    window.setInterval(() => void refreshStatus(), POLL_MS);
   }
 };
 

@@ -10,12 +10,12 @@ pytestmark = pytest.mark.slow
 def test_sidebar_lists_searches_and_opens_a_note_at_the_span(lab, browser, artifacts):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{lab['url']}/lab")
-    tab = page.locator(".lm-TabBar-tab", has_text="engram").first
+    tab = page.locator(".lm-TabBar-tab", has=page.locator(".jp-engram-icon")).first
     tab.wait_for(timeout=60_000)
     tab.click()
     notes = page.locator(".jp-engram-note")
     try:
-        notes.first.wait_for(timeout=60_000)
+        notes.first.wait_for(state="attached", timeout=60_000)  # folders start closed
     finally:
         page.screenshot(path=str(artifacts / "07-sidebar-page.png"))
     assert notes.count() >= 20
@@ -29,7 +29,7 @@ def test_sidebar_lists_searches_and_opens_a_note_at_the_span(lab, browser, artif
     page.locator(".jp-engram-reindex").click()
     page.locator(".jp-engram-status", has_text="indexed in").first.wait_for(timeout=120_000)
     assert "1 added" in page.locator(".jp-engram-status").first.inner_text()
-    page.locator(".jp-engram-note-link", has_text="field-visit.md").first.wait_for(timeout=30_000)
+    page.locator(".jp-engram-note-link[data-path='field-visit.md']").first.wait_for(state="attached", timeout=30_000)
 
     page.locator(".jp-engram-search").fill("Which sensors replaced the Halden CT-200?")
     page.locator(".jp-engram-search").press("Enter")
@@ -37,7 +37,7 @@ def test_sidebar_lists_searches_and_opens_a_note_at_the_span(lab, browser, artif
     _shot(sidebar, artifacts / "07-sidebar-search.png")
     assert "fact filter (llm:stand-in) kept 5 of" in sidebar.inner_text() and lab["filter_requests"]  # what the model was asked
     result = page.locator(".jp-engram-result-link", has_text="sensor-review").first  # the decision note, among the top results
-    target = result.inner_text()
+    target = page.locator(".jp-engram-result", has=result).first.get_attribute("title").split(" · ")[0]  # the note's path
     result.click()
     editor = page.locator(".jp-FileEditor").first
     editor.wait_for(timeout=60_000)

@@ -64,19 +64,16 @@ def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     _shot(page.locator(".engram-panel", has_text="recorded").first, artifacts / "01-review-panel-after.png")
     page.screenshot(path=str(artifacts / "01-notebook.png"), full_page=False)
 
-    # A result's link opens the note in JupyterLab, scrolled to the result's heading.
-    link = results.locator("a").first
-    target = link.get_attribute("href")
-    heading_id = target.split("#", 1)[1]
+    # A result's link carries its vault and span: the extension opens the editor with the span selected
+    # (the href, relative to the notebook, still opens the note where the extension is absent).
+    link = results.locator("a[data-engram-path]").first
+    assert link.get_attribute("data-engram-vault") == str(lab["root"] / "demo-vault") and link.get_attribute("data-engram-start")
     link.scroll_into_view_if_needed()
     link.click()
-    heading = page.locator(f".jp-MarkdownViewer [data-jupyter-id='{heading_id}']").first
     try:
-        heading.wait_for(timeout=60_000)
+        page.locator(".jp-FileEditor .cm-selectionBackground").first.wait_for(state="attached", timeout=60_000)
     finally:
-        page.screenshot(path=str(artifacts / "01-note-opened-at-heading.png"))
-    box = heading.bounding_box()
-    assert box is not None and 0 <= box["y"] < 500  # in view, near the top
+        page.screenshot(path=str(artifacts / "01-note-opened-at-span.png"))
 
     # With the lab extension installed, the provenance panel's link opens the note with the span selected.
     page.locator(".lm-TabBar-tab", has_text="01-quickstart").first.click()

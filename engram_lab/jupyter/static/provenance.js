@@ -49,7 +49,7 @@ function render({ model, el }) {
       ${supersessions ? `<div><b>supersession</b>${supersessions}</div>` : ""}
     </div>`;
     el.querySelector("a.open").addEventListener("click", (event) => {
-      const handled = !openNote(el, { path: d.path, cell_id: d.cell_id, start, end });
+      const handled = !openNote(el, { vault: d.vault, path: d.path, cell_id: d.cell_id, start, end });
       if (handled) event.preventDefault();
       model.send({ type: "opened", path: d.path });
     });
