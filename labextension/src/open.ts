@@ -19,9 +19,19 @@ interface IEditorLike {
   focus(): void;
 }
 
+/** Select the span in a shown editor, focused first so the selection is the one the browser shows.
+ *
+ * Focusing an editor that was hidden (a note already open in a background tab) leaves the browser's caret at the
+ * start of the text, and CodeMirror reads that back as the selection a moment later, unless it writes its own
+ * selection to the page first. It writes only a selection that differs from the one it last wrote, which for a
+ * note reopened at the same span is this very span: so collapse to the span's start, then select it. Both steps
+ * happen while focused, and the browser holds the span when the pending read comes. */
 function select(editor: IEditorLike, span: [number, number]): void {
   const text = editor.model.sharedModel.getSource();
   const range = { start: positionAt(text, span[0]), end: positionAt(text, span[1]) };
+  const other = span[0] !== span[1] ? range.start : positionAt(text, span[0] > 0 ? 0 : text.length);
+  editor.focus();
+  editor.setSelections([{ start: other, end: other }]);
   editor.setSelections([range]);
   editor.revealPosition(range.start);
 }
@@ -34,6 +44,7 @@ export async function openTarget(docs: IDocumentManager, vaults: VaultState, tar
     const widget = docs.openOrReveal(labPath, 'Editor') as any;
     if (widget && target.span) {
       await widget.context.ready;
+      await widget.revealed;
       select(widget.content.editor, target.span);
     }
     return;

@@ -59,7 +59,11 @@ def test_binder_steps_in_a_fresh_venv(tmp_path, artifacts):
             results = page.locator(".engram-view table").first
             results.wait_for(state="attached", timeout=240_000)
             _shot(results, artifacts / "binder-01-search-results.png")
-            page.locator(".lm-TabBar-tab", has_text="engram").first.click()
-            page.locator(".jp-engram-note").first.wait_for(timeout=60_000)  # the sidebar, from the install alone
+            page.locator(".lm-TabBar-tab", has=page.locator(".jp-engram-icon")).first.click()
+            # The sidebar, from the install alone: the vault's notes, as a folder tree whose folders start closed.
+            sidebar = page.locator("#engram-sidebar")
+            sidebar.locator(".jp-engram-note").first.wait_for(state="attached", timeout=60_000)
+            sidebar.locator(".jp-engram-folder-name").first.wait_for(timeout=10_000)
+            sidebar.locator(".jp-engram-note:visible").first.wait_for(timeout=10_000)  # index.md, at the vault's root
             page.screenshot(path=str(artifacts / "binder-01-notebook.png"))
             browser.close()

@@ -15,6 +15,18 @@ def _shot(locator, path):
     locator.screenshot(path=str(path))
 
 
+def _span_selected(page, shot):
+    """The editor in front shows a selection, and still shows it a moment later: CodeMirror resets a selection
+    the browser did not take when a hidden editor gets focus, so a glimpse of one is not enough."""
+    selection = page.locator(".jp-FileEditor .cm-selectionBackground:visible")
+    try:
+        selection.first.wait_for(timeout=60_000)
+        page.wait_for_timeout(1_000)
+        assert selection.count() > 0, "the span was selected, then the selection was lost"
+    finally:
+        page.screenshot(path=str(shot))
+
+
 def _run_all(page, artifacts):
     """Run > Run All Cells once the kernel is idle; retried if no cell starts (a click lost while Lab was busy)."""
     page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(state="attached", timeout=120_000)
@@ -70,18 +82,17 @@ def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     assert link.get_attribute("data-engram-vault") == str(lab["root"] / "demo-vault") and link.get_attribute("data-engram-start")
     link.scroll_into_view_if_needed()
     link.click()
-    try:
-        page.locator(".jp-FileEditor .cm-selectionBackground").first.wait_for(state="attached", timeout=60_000)
-    finally:
-        page.screenshot(path=str(artifacts / "01-note-opened-at-span.png"))
+    _span_selected(page, artifacts / "01-note-opened-at-span.png")
 
-    # With the lab extension installed, the provenance panel's link opens the note with the span selected.
+    # With the lab extension installed, the provenance panel's link opens the note with the span selected,
+    # also when that note is already open in a tab behind the notebook (here: when it is the result above).
     page.locator(".lm-TabBar-tab", has_text="01-quickstart").first.click()
     panel_link = page.locator(".engram-panel a.open").first
+    note_name = panel_link.inner_text().split("#")[0].split("/")[-1]
     panel_link.scroll_into_view_if_needed()
     panel_link.click()
-    page.locator(".jp-FileEditor .cm-selectionBackground").first.wait_for(state="attached", timeout=60_000)
-    page.screenshot(path=str(artifacts / "01-provenance-link-opened.png"))
+    page.locator(".lm-TabBar-tab.lm-mod-current", has_text=note_name).first.wait_for(timeout=60_000)
+    _span_selected(page, artifacts / "01-provenance-link-opened.png")
 
     state = resolution_state(lab["root"] / "demo-vault")
     assert any(d.actor == "user" and d.verdict == "distinct" for d in state.judgments.values())

@@ -10,6 +10,8 @@ import urllib.request
 
 import pytest
 
+from tests.browser.test_lab_notebook import _span_selected
+
 pytestmark = pytest.mark.slow
 
 NOTEBOOK = {
@@ -28,6 +30,14 @@ def _shot(locator, path):
 def _vault(lab) -> dict:
     with urllib.request.urlopen(f"{lab['url']}/engram/vault", timeout=30) as response:
         return json.loads(response.read())
+
+
+def _document(page, name):
+    """The main-area widget of the tab named ``name``: JupyterLab restores the tabs earlier tests left open
+    (notebook 01, its notes), so a bare ``.jp-Notebook`` or output may be theirs."""
+    tab = page.locator(".lm-DockPanel .lm-TabBar-tab", has_text=name).first
+    tab.wait_for(timeout=60_000)
+    return page.locator(f"[id='{tab.get_attribute('data-id')}']")
 
 
 def _open_sidebar(page, lab):
@@ -105,27 +115,29 @@ def test_open_as_vault_then_a_kernel_switches_back_and_links_open_at_the_span(la
 
     # A notebook's %engram open tells the server: the sidebar follows the kernel's vault.
     page.goto(f"{lab['url']}/lab/tree/21-one-vault.ipynb")
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    page.locator(".lm-DockPanel .lm-TabBar-tab.lm-mod-current", has_text="21-one-vault").first.wait_for(timeout=60_000)
+    notebook = _document(page, "21-one-vault")
+    notebook.locator(".jp-Notebook").wait_for(timeout=60_000)
     page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(state="attached", timeout=120_000)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    page.locator(".jp-OutputArea-output", has_text="the JupyterLab sidebar now shows this vault").first.wait_for(timeout=120_000)
+    notebook.locator(".jp-OutputArea-output", has_text="the JupyterLab sidebar now shows this vault").first.wait_for(timeout=120_000)
     assert _vault(lab)["name"] == "demo-vault"
     page.locator(".jp-engram-vault-name", has_text="demo-vault").first.wait_for(state="attached", timeout=30_000)
 
     # A result link in a notebook output opens the editor at the span (a Markdown note)...
-    links = page.locator(".jp-OutputArea-output a[data-engram-path]")
+    links = notebook.locator(".jp-OutputArea-output a[data-engram-path]")
     links.nth(3).wait_for(timeout=120_000)
-    note_link = page.locator(".jp-OutputArea-output a[data-engram-path$='.md']").last
+    note_link = notebook.locator(".jp-OutputArea-output a[data-engram-path$='.md']").last
     assert note_link.get_attribute("data-engram-vault") == str(lab["root"] / "demo-vault")
     note_link.scroll_into_view_if_needed()
     note_link.click()
-    page.locator(".jp-FileEditor .cm-selectionBackground").first.wait_for(state="attached", timeout=60_000)
-    page.screenshot(path=str(artifacts / "21-kernel-link-opened-editor-at-span.png"))
+    page.locator(".lm-DockPanel .lm-TabBar-tab.lm-mod-current", has_text=note_link.get_attribute("data-engram-path").split("/")[-1]).first.wait_for(timeout=60_000)
+    _span_selected(page, artifacts / "21-kernel-link-opened-editor-at-span.png")
 
     # ...and a notebook note at its cell, the Markdown cell in edit mode with the span selected.
     page.locator(".lm-TabBar-tab", has_text="21-one-vault").first.click()
-    cell_link = page.locator(".jp-OutputArea-output a[data-engram-cell]").first
+    cell_link = notebook.locator(".jp-OutputArea-output a[data-engram-cell]").first
     assert cell_link.get_attribute("data-engram-path") == "notebooks/freshet-exploration.ipynb"
     cell_link.scroll_into_view_if_needed()
     cell_link.click()
