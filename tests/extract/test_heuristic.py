@@ -140,3 +140,27 @@ def test_deterministic():
 def test_sparse_inputs_do_not_fail(text):
     ex, _ = extract(text or " ")
     assert ex.extractor == "heuristic"
+
+
+def test_ordinary_words_opening_sentences_and_headings_are_no_names():
+    text = (
+        "# Borrow notes\n\n"
+        "## Motivation\n\n"
+        "Currently, the Rust compiler rejects this. It is currently slow.\n\n"
+        "Using Cargo, we build it. We keep using it with Cargo because Rust's checker is strict.\n\n"
+        "It's late. Let's go. We let it be.\n\n"
+        "## Paris\n\n"
+        "Paris hosted the meeting. Then we met in Paris.\n"
+    )
+    extraction, doc = extract(text)
+    names = {e.name for e in extraction.entities}
+    assert {"Rust", "Cargo", "Paris"} <= names  # capitalised inside a sentence somewhere in the note: names
+    assert not names & {"Currently", "Using", "Motivation", "It's", "It", "Let's", "Let", "Rust's"}
+    assert_spans_match(extraction, doc)
+
+
+def test_a_name_only_ever_opening_sentences_stays_a_name_without_lower_case_evidence():
+    extraction, _ = extract("Marrakesh is a city. Marrakesh lies in Morocco.\n")
+    assert "Marrakesh" in {e.name for e in extraction.entities}
+    acronyms, _ = extract("## API\n\nAPI calls are slow; the api is old.\n")
+    assert "API" in {e.name for e in acronyms.entities}

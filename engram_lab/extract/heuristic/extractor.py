@@ -22,17 +22,17 @@ from engram_lab.extract.heuristic.lexicon import (
     META_KEYS,
     PRONOUNS,
 )
-from engram_lab.extract.heuristic.names import find_names
+from engram_lab.extract.heuristic.names import WordUsage, find_names
 from engram_lab.extract.heuristic.prose import Located, sentence_triples
 from engram_lab.extract.heuristic.registry import EntityRegistry
-from engram_lab.extract.heuristic.text import blocks, prose_view, sentences
+from engram_lab.extract.heuristic.text import blocks, is_heading, prose_view, sentences
 from engram_lab.extract.kinds import canonical_kind
 from engram_lab.extract.model import EntityMention, Extraction, Relation, Statement
 from engram_lab.extract.segment import Piece, Segment
 from engram_lab.vault.model import DocumentModel, MarkdownModel, Span
 
 NAME = "heuristic"
-VERSION = "2"  # 2: initials ("M. Hall") stay one name
+VERSION = "3"  # 2: initials ("M. Hall") stay one name; 3: ordinary words opening a sentence or heading are no names
 LINKS_TO = "links to"
 IS_A = "is a"
 _ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -91,6 +91,7 @@ class _DocumentRun:
         self.custom_kinds = custom_kinds
         self.models = {part.cell_id: part.model for part in doc.parts}
         self.masked = {part.cell_id: prose_view(part.model.text, part.model.frontmatter.span.end if part.model.frontmatter else 0) for part in doc.parts}
+        self.usage = WordUsage.of(list(self.masked.values()))
         kind = canonical_kind(doc.meta.get("kind"), custom_kinds)
         self.subject = self.registry.add(doc.title, kind, tuple(doc.aliases))
         self.doc_date = _first_date(str(doc.meta.get("date", "")))
@@ -191,10 +192,11 @@ class _DocumentRun:
         masked = self.masked[piece.cell_id]
         model = self.models[piece.cell_id]
         for block in blocks(model.text, masked, piece.span.start, piece.span.end):
+            heading = is_heading(model.text, block)
             for sentence in sentences(masked, block):
-                self._sentence(model.text, masked, sentence, piece.cell_id)
+                self._sentence(model.text, masked, sentence, piece.cell_id, heading)
 
-    def _sentence(self, text: str, masked: str, sentence: Span, cell: str | None) -> None:
+    def _sentence(self, text: str, masked: str, sentence: Span, cell: str | None, heading: bool = False) -> None:
         located: list[Located] = []
         reference = _LEADING_REFERENCE.match(masked[sentence.start : sentence.end])
         if reference:
@@ -203,7 +205,7 @@ class _DocumentRun:
                 end = sentence.start + reference.end()
                 located.append(Located(key, sentence.start, end, self.registry.kind(key)))
                 self.draft.mentions.append((key, Span(sentence.start, end), cell, text[sentence.start : end]))
-        for candidate in find_names(masked, sentence):
+        for candidate in find_names(masked, sentence, self.usage, heading):
             key = self.registry.lookup(candidate.name)
             surface = None
             if key is None and " " not in candidate.name and candidate.kind is None:

@@ -26,6 +26,52 @@ _DATE = re.compile(
 _QUANTITY = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|percent|km|m|kg|t|million|billion|thousand|psu|µm|eur|usd|\$)(?!\w)", re.I)
 
 
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
+_CAPITALISED_INSIDE = re.compile(r"(?<=[a-z0-9,;)])[ \t]+([A-Z][\w'’-]*)")
+_CLITIC = re.compile(r"(?:['’](?:s|m|re|ve|ll|d))$", re.I)
+
+
+@dataclass(frozen=True)
+class WordUsage:
+    """How one document writes its words: the evidence that tells "Currently," at a sentence's start from a name.
+
+    ``lower``: words the document writes in lower case somewhere; ``capitalised_inside``: words it capitalises
+    inside a sentence (after a lower-case word), which is what proper names do. Per document, so a note's
+    entities never depend on other notes (re-extraction stays local).
+    """
+
+    lower: frozenset[str] = frozenset()
+    capitalised_inside: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, texts: list[str]) -> WordUsage:
+        lower: set[str] = set()
+        inside: set[str] = set()
+        for text in texts:
+            lower.update(_bare(m.group(0)) for m in _LOWER_WORD.finditer(text))
+            inside.update(_bare(m.group(1)).lower() for m in _CAPITALISED_INSIDE.finditer(text))
+        return cls(frozenset(lower), frozenset(inside))
+
+    def common_word(self, word: str, heading: bool) -> bool:
+        """True when ``word``, opening a sentence (or a heading), is an ordinary word rather than a name.
+
+        Acronyms and inner capitals ("API", "GitHub") are never ordinary; a word the document capitalises inside
+        sentences is a name; otherwise a heading's first word is a label ("Summary", "Motivation") and a
+        sentence's first word is ordinary when the document also writes it in lower case ("Currently", "Using").
+        """
+        if any(c.isupper() for c in word[1:]):
+            return False
+        lowered = word.lower()
+        if lowered in self.capitalised_inside:
+            return False
+        return heading or lowered in self.lower
+
+
+def _bare(word: str) -> str:
+    """A word without its clitic or possessive ("Rust's" -> "Rust", "it's" -> "it")."""
+    return _CLITIC.sub("", word.rstrip(".’'"))
+
+
 @dataclass(frozen=True)
 class Candidate:
     name: str
@@ -34,7 +80,7 @@ class Candidate:
 
 
 def _strip_trailing(word: str) -> str:
-    return word.rstrip(".’'") if not re.fullmatch(r"(?:[A-Z]\.)+", word) else word
+    return _bare(word) if not re.fullmatch(r"(?:[A-Z]\.)+", word) else word
 
 
 def _capitalised(word: str) -> bool:
@@ -61,8 +107,11 @@ def _guess_kind(words: list[str], before: str) -> str | None:
 _KIND_CONTEXT = 80  # characters before a name that _guess_kind looks at (it reads one word)
 
 
-def find_names(masked: str, sentence: Span) -> list[Candidate]:
+def find_names(masked: str, sentence: Span, usage: WordUsage | None = None, heading: bool = False) -> list[Candidate]:
     """Capitalised runs (with 'of', 'the', 'de' … inside them), dates and quantities, left to right, not overlapping.
+
+    With ``usage``, a one-word run that opens the sentence (or the heading) and that the document otherwise treats
+    as an ordinary word is no name (see ``WordUsage.common_word``).
 
     Linear in the sentence's length: a one-line 1 MB note is one sentence, so no step may rescan what came before.
     """
@@ -76,6 +125,9 @@ def find_names(masked: str, sentence: Span) -> list[Candidate]:
             taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
             found.append(Candidate(m.group(0), Span(sentence.start + m.start(), sentence.start + m.end()), kind))
     tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
+    opening = 0  # index of the sentence's first token that is not a stop word ("The", "In", "However")
+    while opening < len(tokens) and tokens[opening][2].lower().rstrip(".") in STOP_CAPITALS | TITLES:
+        opening += 1
     i = 0
     while i < len(tokens):
         start, end, word = tokens[i]
@@ -100,6 +152,9 @@ def find_names(masked: str, sentence: Span) -> list[Candidate]:
             j += 1
         while run and tokens[run[0]][2].lower().rstrip(".") in STOP_CAPITALS | TITLES:
             run.pop(0)
+        if usage is not None and not heading and len(run) > 1 and run[0] == opening and \
+                usage.common_word(_strip_trailing(tokens[run[0]][2]), heading=False):
+            run.pop(0)  # "Using Cargo, ..." names Cargo
         while run and tokens[run[-1]][2].lower() in CONNECTORS:
             run.pop()
         if run:
@@ -107,7 +162,9 @@ def find_names(masked: str, sentence: Span) -> list[Candidate]:
             a = tokens[run[0]][0]
             b = tokens[run[-1]][0] + len(words[-1])
             name = text[a:b]
-            if not (len(words) == 1 and words[0].lower() in STOP_CAPITALS) and any(c.isalpha() for c in name):
+            ordinary = len(words) == 1 and (words[0].lower() in STOP_CAPITALS or (
+                usage is not None and run[0] == opening and usage.common_word(words[0], heading)))
+            if not ordinary and any(c.isalpha() for c in name):
                 found.append(Candidate(name, Span(sentence.start + a, sentence.start + b), _guess_kind(words, text[max(0, a - _KIND_CONTEXT) : a])))
         i = max(j, i + 1)
     found.sort(key=lambda c: c.span.start)

@@ -70,6 +70,11 @@ def blocks(text: str, masked: str, start: int = 0, end: int | None = None) -> li
     return spans
 
 
+def is_heading(text: str, block: Span) -> bool:
+    """True when the block (as ``blocks`` returns it) is a Markdown heading line."""
+    return bool(_HEADING.match(text[block.start : block.end]))
+
+
 def sentences(masked: str, block: Span) -> list[Span]:
     """Sentence spans inside one block, trimmed; abbreviations and initials do not end a sentence."""
     result: list[Span] = []
