@@ -57,6 +57,7 @@ test: $(VENV)/.test-installed chromium labextension-deps
 	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
 
 SHARED_DATA ?= ../shared/data/musique-dev
+RUST_RFCS ?= ../shared/data/rust-rfcs
 
 bench: $(VENV)/.test-installed
 	$(BIN)/python -m benchmarks.scan_bench --notes 10000
@@ -69,12 +70,18 @@ bench: $(VENV)/.test-installed
 	@if [ -f "$(SHARED_DATA)/corpus.json" ]; then $(BIN)/python -m benchmarks.index_bench musique --corpus "$(SHARED_DATA)/corpus.json"; \
 	else echo "make bench: $(SHARED_DATA) not found; MuSiQue index benchmark skipped"; fi
 
-# MuSiQue dev evaluation, both ways: the offline heuristic extractor and imported GPT-3.5 triples.
+# Both development sets: a real vault (rust-rfcs) and MuSiQue dev with the offline heuristic extractor and with
+# imported GPT-3.5 triples. Every retrieval default is chosen on both at once.
 eval: $(VENV)/.test-installed
-	@if [ ! -f "$(SHARED_DATA)/questions.json" ]; then echo "make eval: $(SHARED_DATA) not found; nothing to evaluate" >&2; exit 1; fi
-	$(BIN)/engram eval musique --questions "$(SHARED_DATA)/questions.json" --corpus "$(SHARED_DATA)/corpus.json" --out .bench/eval-heuristic
-	$(BIN)/engram eval musique --questions "$(SHARED_DATA)/questions.json" --corpus "$(SHARED_DATA)/corpus.json" \
-		--openie "$(SHARED_DATA)/openie-gpt-3.5-turbo-1106.json" --out .bench/eval-openie
+	@if [ ! -f "$(SHARED_DATA)/questions.json" ] && [ ! -f "$(RUST_RFCS)/questions.jsonl" ]; then \
+		echo "make eval: neither $(SHARED_DATA) nor $(RUST_RFCS) found; nothing to evaluate" >&2; exit 1; fi
+	@if [ -f "$(RUST_RFCS)/questions.jsonl" ]; then $(BIN)/engram eval vault --vault "$(RUST_RFCS)/vault" \
+		--questions "$(RUST_RFCS)/questions.jsonl" --out .bench/eval-rust-rfcs; else echo "make eval: $(RUST_RFCS) not found; skipped"; fi
+	@if [ -f "$(SHARED_DATA)/questions.json" ]; then \
+		$(BIN)/engram eval musique --questions "$(SHARED_DATA)/questions.json" --corpus "$(SHARED_DATA)/corpus.json" --out .bench/eval-heuristic && \
+		$(BIN)/engram eval musique --questions "$(SHARED_DATA)/questions.json" --corpus "$(SHARED_DATA)/corpus.json" \
+			--openie "$(SHARED_DATA)/openie-gpt-3.5-turbo-1106.json" --out .bench/eval-openie; \
+	else echo "make eval: $(SHARED_DATA) not found; MuSiQue skipped"; fi
 
 # With a model reachable: `make eval-llm EVAL_CONFIG=engram.toml` ([retrieval] fact_filter = "llm" and its endpoint).
 eval-llm: $(VENV)/.test-installed

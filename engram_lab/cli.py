@@ -16,6 +16,7 @@ from engram_lab.agent.reading import agent_context
 from engram_lab.engine import SEARCH_MODES, Engine
 from engram_lab.errors import EngramError
 from engram_lab.indexer import IndexReport
+from engram_lab.retrieve.confidence import confidence_json, match_label
 from engram_lab.retrieve.results import search_payload, snippet
 from engram_lab.retrieve.searcher import SearchOutcome
 from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER
@@ -65,6 +66,9 @@ def _print_results(outcome: SearchOutcome) -> None:
     print(f'\nsearch ({outcome.mode}): "{outcome.query}"')
     if outcome.mode == "auto":
         print(f"  [{AUTO_HEADER}]")
+    label = match_label(outcome.confidence)
+    if label and outcome.results:
+        print(f"  {label}")
     if not outcome.results:
         print("  no matching passage")
     for result in outcome.results:
@@ -115,7 +119,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 def _payload(outcome: SearchOutcome) -> dict[str, Any]:
     payload = search_payload(outcome.query, outcome.mode, outcome.results)
     payload["context"] = outcome.context
-    return payload
+    return payload | confidence_json(outcome.confidence)
 
 
 def _search_json(outcome: SearchOutcome, args: argparse.Namespace) -> dict[str, Any]:
@@ -157,15 +161,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from engram_lab.config import trust_config_file
 
         trust_config_file(args.out / "vault", args.config)
-    from engram_lab.eval.harness import run_musique
+    from engram_lab.eval.harness import DEFAULT_MODES, run_musique
+    from engram_lab.eval.vault_eval import DEFAULT_VAULT_MODES, run_vault
 
-    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    if args.benchmark == "musique" and args.corpus is None:
+        raise EngramError("eval musique needs --corpus FILE")
+    if args.benchmark == "vault" and args.vault is None:
+        raise EngramError("eval vault needs --vault DIR")
+    chosen = args.modes or ",".join(DEFAULT_MODES if args.benchmark == "musique" else DEFAULT_VAULT_MODES)
+    modes = tuple(m.strip() for m in chosen.split(",") if m.strip())
     unknown = [m for m in modes if m not in SEARCH_MODES and m not in ABLATIONS]
     if unknown:
         raise EngramError(f"unknown mode(s) {', '.join(unknown)}; available: {', '.join((*SEARCH_MODES, *ABLATIONS))}")
-    run_musique(args.questions, args.corpus, args.out, modes, args.openie, config=args.config)
+    if args.benchmark == "vault":
+        run_vault(args.vault, args.questions, args.out, modes)
+        plot = "recall_at_10_by_kind.svg"
+    else:
+        run_musique(args.questions, args.corpus, args.out, modes, args.openie, config=args.config)
+        plot = "all_at_10_by_hop.svg"
     print((args.out / "report.md").read_text())
-    print(f"written: {args.out / 'report.json'}, {args.out / 'report.md'}, {args.out / 'all_at_10_by_hop.svg'}")
+    print(f"written: {args.out / 'report.json'}, {args.out / 'report.md'}, {args.out / plot}")
     return 0
 
 
@@ -371,14 +386,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="the model that produced the file (default: from the file name)")
     p.set_defaults(func=cmd_import_openie)
 
-    p = sub.add_parser("eval", help="evaluate retrieval on a benchmark (musique)")
-    p.add_argument("benchmark", choices=["musique"])
-    p.add_argument("--questions", type=Path, required=True)
-    p.add_argument("--corpus", type=Path, required=True)
-    p.add_argument("--openie", type=Path, help="index with these imported OpenIE triples instead of the heuristic extractor")
-    p.add_argument("--modes", default="full,keyword,dense,graph-off,hipporag2,no-csls,csls")
+    p = sub.add_parser("eval", help="evaluate retrieval: musique (passages, multi-hop) or vault (a real vault with questions)")
+    p.add_argument("benchmark", choices=["musique", "vault"])
+    p.add_argument("--questions", type=Path, required=True, help="musique: questions.json; vault: JSON lines with id, kind, question, gold")
+    p.add_argument("--corpus", type=Path, help="musique: the passages (corpus.json)")
+    p.add_argument("--vault", type=Path, help="vault: the notes folder (mirrored into OUT/vault, never written to)")
+    p.add_argument("--openie", type=Path, help="musique: index with these imported OpenIE triples instead of the heuristic extractor")
+    p.add_argument("--modes", help="comma-separated modes (default: every mode and, for musique, the CSLS ablations)")
     p.add_argument("--out", type=Path, default=Path("eval-out"))
-    p.add_argument("--config", type=Path, help="an engram.toml for the generated vault (e.g. an LLM extractor or fact filter)")
+    p.add_argument("--config", type=Path, help="musique: an engram.toml for the generated vault (e.g. an LLM extractor or fact filter)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("resolve", help="entity pairs waiting for review, with their evidence")

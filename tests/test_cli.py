@@ -49,7 +49,7 @@ def test_batch_search_writes_one_line_per_query(indexed, tmp_path, capsys):
     assert lines[0]["results"][0]["doc"] == "notes/other.md" and lines[1]["results"] == []
 
 
-@pytest.mark.parametrize("mode", ["full", "auto", "keyword", "dense", "graph-off", "hipporag2"])
+@pytest.mark.parametrize("mode", ["full", "auto", "keyword", "dense", "graph-off", "hipporag2", "rrf"])
 def test_every_mode_answers_with_provenance(indexed, capsys, mode):
     code, out, _ = run(capsys, "search", indexed, "nitrate at Mill Reach", "--mode", mode, "--json")
     payload = json.loads(out)

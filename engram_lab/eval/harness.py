@@ -25,7 +25,7 @@ from engram_lab.eval.plot import bar_chart_svg
 from engram_lab.retrieve.fact_filter import configured_fact_filter
 from engram_lab.retrieve.searcher import Searcher
 
-DEFAULT_MODES = ("full", "keyword", "dense", "graph-off", "hipporag2", "no-csls", "csls")
+DEFAULT_MODES = ("full", "rrf", "keyword", "dense", "graph-off", "hipporag2", "no-csls", "csls")
 
 
 @dataclass(frozen=True)
@@ -141,6 +141,17 @@ def _report(questions, per_mode, latencies, index_seconds, extraction, passages)
     }
 
 
+def paired_lines(vs_full: dict[str, dict[str, object]], metric: str) -> list[str]:
+    """The report's table of paired comparisons against ``full`` (empty when there are none)."""
+    if not vs_full:
+        return []
+    lines = ["", f"Paired against full on {metric} (exact sign test):", "", "| mode | wins | losses | ties | p | questions full loses |",
+             "|---|---|---|---|---|---|"]
+    for mode, c in vs_full.items():
+        lines.append(f"| {mode} | {c['wins']} | {c['losses']} | {c['ties']} | {c['p']} | {', '.join(c['full_loses_on']) or '—'} |")  # type: ignore[arg-type]
+    return lines
+
+
 def _markdown(report: dict[str, object]) -> str:
     lines = [f"# MuSiQue evaluation ({report['extraction']} extraction)", "",
              f"{report['questions']} questions, {report['passages']} passages; index time {report['index_seconds']} s "
@@ -154,10 +165,7 @@ def _markdown(report: dict[str, object]) -> str:
     for hop, modes in report["by_hop"].items():  # type: ignore[union-attr]
         n = next(iter(modes.values()))["n"]
         lines.append(f"| {hop} | {n} | " + " | ".join(f"{modes[m]['ALL@10']:.3f}" for m in overall) + " |")  # type: ignore[union-attr]
-    if report["vs_full"]:
-        lines += ["", "Paired against full on R@5 (exact sign test):", "", "| mode | wins | losses | ties | p | questions full loses |", "|---|---|---|---|---|---|"]
-        for mode, c in report["vs_full"].items():  # type: ignore[union-attr]
-            lines.append(f"| {mode} | {c['wins']} | {c['losses']} | {c['ties']} | {c['p']} | {', '.join(c['full_loses_on']) or '—'} |")
+    lines += paired_lines(report["vs_full"], "R@5")  # type: ignore[arg-type]
     if "fact_filter" in report:
         fact_filter = report["fact_filter"]
         lines += ["", f"Fact filter {fact_filter['model']} (searches sent to the endpoint / answered from its cache / left unfiltered "  # type: ignore[index]

@@ -39,3 +39,14 @@ def paired(mode_scores: Sequence[float], reference: Sequence[float]) -> tuple[in
     wins = sum(1 for a, b in zip(mode_scores, reference) if a > b)
     losses = sum(1 for a, b in zip(mode_scores, reference) if a < b)
     return wins, losses, len(reference) - wins - losses
+
+
+def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """Area under the ROC curve: the chance that a random positive scores above a random negative (ties count half).
+
+    0.5 when either class is empty (nothing can be told apart).
+    """
+    if not positives or not negatives:
+        return 0.5
+    above = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in positives for n in negatives)
+    return above / (len(positives) * len(negatives))

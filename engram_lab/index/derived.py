@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from engram_lab.index.chunks import section_chunks
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.state.db import OVERLAY_GENERATION, engram_dir, open_ledger, read_counter
@@ -59,7 +60,7 @@ def current_if_fresh(vault: Path, name: str, generation: int | None = None) -> P
 def refresh_keyword_index(vault: Path, generation: int | None = None) -> Path:
     """The current BM25 index folder, rebuilt first when the ledger moved on."""
     fresh = current_if_fresh(vault, KEYWORD_INDEX, generation)
-    if fresh is not None:
+    if fresh is not None and KeywordIndex.is_current(fresh):
         return fresh
     conn = open_ledger(vault)
     try:
@@ -69,8 +70,9 @@ def refresh_keyword_index(vault: Path, generation: int | None = None) -> Path:
         sections = table.sections()
     finally:
         conn.close()
-    texts = [f"{titles.get(s.doc_id, '')}\n{' > '.join(s.heading_path)}\n{s.text}" for s in sections]
-    index = KeywordIndex.build(texts, [(s.doc_id, s.ordinal) for s in sections])
+    chunks = section_chunks(sections)
+    texts = [f"{titles.get(c.doc_id, '')}\n{' > '.join(c.heading_path)}\n{c.text}" for c in chunks]
+    index = KeywordIndex.build(texts, [(c.doc_id, c.ordinal, c.piece, c.start, c.end) for c in chunks])
 
     def write(folder: Path) -> None:
         index.save(folder)

@@ -19,6 +19,7 @@ import polars as pl
 
 from engram_lab.extract.openie import IMPORT_PREFIX
 from engram_lab.graph import vocabulary as v
+from engram_lab.index.chunks import section_chunks
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
 from engram_lab.index.publish import current_index_dir, publish_index
@@ -28,7 +29,7 @@ from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 8  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 9  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -39,7 +40,7 @@ class RetrievalData:
     folder: Path
     model: str
     documents: pl.DataFrame  # doc_id, path, title, status, extractor (row i = passage node i)
-    sections: pl.DataFrame  # doc_id, ordinal, doc_index, cell_id, heading, heading_path, start, end, text
+    sections: pl.DataFrame  # passages: chunks of sections (index.chunks); doc_id, ordinal, piece, doc_index, cell_id, heading, heading_path, start, end, text
     entities: pl.DataFrame  # entity_iri, name, kind, labels (names and aliases), passages (count)
     facts: pl.DataFrame  # subject, object (entity indices), predicate, text, doc_ids
     edges: pl.DataFrame  # src, dst (node indices), type (relation, hierarchy, mention, link, about), weight
@@ -63,10 +64,15 @@ class RetrievalData:
         return self.n_passages + index
 
     @cached_property
-    def section_position(self) -> dict[tuple[str, int], int]:
-        """(doc_id, ordinal) -> section row: built once per loaded index, not per query."""
-        keys = zip(self.sections["doc_id"].to_list(), self.sections["ordinal"].to_list())
+    def section_position(self) -> dict[tuple[str, int, int], int]:
+        """(doc_id, ordinal, piece) -> passage row: built once per loaded index, not per query."""
+        keys = zip(self.sections["doc_id"].to_list(), self.sections["ordinal"].to_list(), self.sections["piece"].to_list())
         return {key: i for i, key in enumerate(keys)}
+
+    @cached_property
+    def chunks_per_note(self) -> np.ndarray:
+        """Per passage node (note or cell), how many chunks it was cut into: its length, for the walk's normalisation."""
+        return np.bincount(self.sections["doc_index"].to_numpy(), minlength=self.n_passages).astype(np.float64)
 
     @cached_property
     def entity_position(self) -> dict[str, int]:
@@ -139,7 +145,7 @@ def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
         table = DocumentTable(conn)
         generation = table.generation()
         rows = table.all()
-        sections = table.sections()
+        sections = section_chunks(table.sections())
     finally:
         conn.close()
     documents = pl.DataFrame(
@@ -149,11 +155,11 @@ def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     )
     position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
     frame = pl.DataFrame(
-        {"doc_id": [s.doc_id for s in sections], "ordinal": [s.ordinal for s in sections],
+        {"doc_id": [s.doc_id for s in sections], "ordinal": [s.ordinal for s in sections], "piece": [s.piece for s in sections],
          "doc_index": [position[s.doc_id] for s in sections], "cell_id": [s.cell_id for s in sections],
          "heading": [s.heading for s in sections], "heading_path": [" > ".join(s.heading_path) for s in sections],
          "start": [s.start for s in sections], "end": [s.end for s in sections], "text": [s.text for s in sections]},
-        schema={"doc_id": pl.String, "ordinal": pl.Int64, "doc_index": pl.Int64, "cell_id": pl.String, "heading": pl.String,
+        schema={"doc_id": pl.String, "ordinal": pl.Int64, "piece": pl.Int64, "doc_index": pl.Int64, "cell_id": pl.String, "heading": pl.String,
                 "heading_path": pl.String, "start": pl.Int64, "end": pl.Int64, "text": pl.String},
     )
     return documents, frame, generation

@@ -12,6 +12,7 @@ from typing import Any
 
 from engram_lab.explain import EntitySummary
 from engram_lab.indexer import IndexReport
+from engram_lab.retrieve.confidence import NO_GOOD_MATCH, match_label
 from engram_lab.retrieve.results import snippet
 from engram_lab.retrieve.searcher import SearchOutcome
 from engram_lab.retrieve.settings import AUTO_HEADER
@@ -82,7 +83,8 @@ def status_view(report: StatusReport) -> View:
 
 def search_view(outcome: SearchOutcome, vault: Path) -> View:
     head = f'search ({outcome.mode}): "{outcome.query}" — {len(outcome.results)} results in {outcome.seconds * 1000:.0f} ms'
-    text = [head] + ([f"[{AUTO_HEADER}]"] if outcome.mode == "auto" else []) + outcome.notes
+    label = match_label(outcome.confidence) if outcome.results else None
+    text = [head] + ([f"[{AUTO_HEADER}]"] if outcome.mode == "auto" else []) + ([label] if label else []) + outcome.notes
     rows = []
     for r in outcome.results:
         text.append(f"{r.rank}. [{r.score:.3f}] {r.provenance()}\n   {snippet(r.text, 160)}")
@@ -92,6 +94,9 @@ def search_view(outcome: SearchOutcome, vault: Path) -> View:
         rows.append(f"<tr><td>{r.rank}</td><td>{r.score:.3f}</td><td>{link}<div class='muted'>"
                     f"{escape(' > '.join(r.heading_path))} · {span}</div>{flags}</td><td>{escape(snippet(r.text, 240))}</td></tr>")
     warning = f"<div class='warn'>{escape(AUTO_HEADER)}</div>" if outcome.mode == "auto" else ""
+    if label:
+        low = outcome.confidence is not None and outcome.confidence < NO_GOOD_MATCH
+        warning += f"<div class='{'warn' if low else 'muted'}'>{escape(label)}</div>"
     warning += "".join(f"<div class='muted'>{escape(note)}</div>" for note in outcome.notes)
     body = "<table><tr><th>#</th><th>score</th><th>note</th><th>text</th></tr>" + "".join(rows) + "</table>" if rows else "<i>no matching passage</i>"
     return View("\n".join(text), f"<b>{escape(head)}</b>{warning}{body}")

@@ -6,11 +6,14 @@ from pathlib import Path
 
 from engram_lab.errors import EngramError
 from engram_lab.index.derived import refresh_keyword_index
-from engram_lab.index.keyword import KeywordIndex
+from engram_lab.index.keyword import KeywordHit, KeywordIndex
 from engram_lab.vault.root import require_vault
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.state.db import open_ledger
 from engram_lab.state.documents import DocumentTable
+
+
+CHUNKS_PER_RESULT = 8  # chunk hits read per wanted note: a long note's chunks can fill the top hits
 
 
 class KeywordSearcher:
@@ -23,15 +26,20 @@ class KeywordSearcher:
         self.index = KeywordIndex.load(refresh_keyword_index(self.vault))
 
     def search(self, query: str, k: int = 10) -> list[SearchResult]:
+        """The ``k`` best notes, each by its best-scoring chunk (a note never takes two places)."""
         if not query.strip():
             raise EngramError("the query is empty")
-        hits = self.index.search(query, k)
+        best: dict[str, KeywordHit] = {}
+        for hit in self.index.search(query, max(k * CHUNKS_PER_RESULT, 50)):
+            best.setdefault(hit.key[0], hit)  # hits come best first
+            if len(best) >= k:
+                break
         conn = open_ledger(self.vault)
         try:
             table = DocumentTable(conn)
             results: list[SearchResult] = []
-            for hit in hits:
-                doc_id, ordinal = hit.key
+            for hit in best.values():
+                doc_id, ordinal, _, start, end = hit.key
                 section = table.section(doc_id, ordinal)
                 row = table.by_id(doc_id)
                 if section is None or row is None:
@@ -43,10 +51,10 @@ class KeywordSearcher:
                         cell_id=section.cell_id,
                         doc_id=doc_id,
                         score=hit.score,
-                        span=(section.start, section.end),
+                        span=(start, end),
                         heading=section.heading,
                         heading_path=section.heading_path,
-                        text=section.text,
+                        text=section.text[start - section.start : end - section.start],
                         status=row.status,
                     )
                 )

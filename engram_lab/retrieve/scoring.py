@@ -13,6 +13,7 @@ import polars as pl
 
 from engram_lab.index.retrieval_index import RetrievalData
 from engram_lab.retrieve.csls import top_candidates
+from engram_lab.retrieve.fusion import ranks, reciprocal
 from engram_lab.retrieve.ppr import WalkGraph, personalized_pagerank
 from engram_lab.retrieve.settings import RetrievalSettings
 
@@ -30,6 +31,7 @@ class SeedScores:
     fact_candidates: list[int] = field(default_factory=list)  # what a fact filter was shown (empty: no filter ran)
     passages: np.ndarray | None = None  # per document, fused BM25 + dense in [0, 1]
     section_scores: np.ndarray | None = None  # per section, for choosing the span to show
+    passage_cosines: np.ndarray | None = None  # the query against every passage (None: no model loaded)
 
 
 @dataclass
@@ -38,6 +40,7 @@ class Ranking:
     entity_scores: np.ndarray
     seeds: SeedScores
     reset: np.ndarray | None
+    walk: np.ndarray | None = None  # the walk's note scores, length-normalised, before final_blend (None: no walk)
 
 
 def top_positive(values: np.ndarray, k: int) -> list[int]:
@@ -161,8 +164,10 @@ def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | Non
     ])
     if settings.use_ppr and walk is not None and reset.sum() > 0:
         scores = personalized_pagerank(walk, reset, settings.damping, tol=settings.ppr_tolerance)
-        doc_scores = scores[: data.n_passages] + settings.final_blend * (passage_doc / p_total if p_total > 0 else 0)
-        return Ranking(doc_scores, scores[data.n_passages :], seeds, reset)
+        walked = length_normalised(scores[: data.n_passages], reset[: data.n_passages] / reset.sum(), settings.damping,
+                                   data.chunks_per_note, settings.walk_length_norm)
+        doc_scores = walked + settings.final_blend * (passage_doc / p_total if p_total > 0 else 0)
+        return Ranking(doc_scores, scores[data.n_passages :], seeds, reset, walked)
     # No walk: passages score by their own seed plus the seeds of the entities they mention.
     mentions = data.edges.filter(pl.col("type") == "mention")
     doc_scores = reset[: data.n_passages].copy()
@@ -170,3 +175,31 @@ def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | Non
         entity_part = reset[data.n_passages :]
         np.add.at(doc_scores, mentions["src"].to_numpy(), entity_part[mentions["dst"].to_numpy() - data.n_passages])
     return Ranking(doc_scores, reset[data.n_passages :], seeds, reset)
+
+
+def length_normalised(walked: np.ndarray, reset: np.ndarray, damping: float, chunks: np.ndarray, exponent: float) -> np.ndarray:
+    """Note scores of the walk with the mass it carried in (beyond the restart share) divided by ``chunks ** exponent``.
+
+    A note's walk score is its restart share, ``(1 - damping) * reset``, plus what flows in from the entities it
+    names; a long note names more entities, so on notes of mixed length the walk ranks the longest first whatever
+    the query (rust-rfcs: Recall@2 0.25). Dividing the inflow by the note's length in chunks removes that bias
+    and leaves a vault of equal-length passages (MuSiQue) ranked as before.
+    """
+    if exponent <= 0:
+        return walked
+    restart = (1.0 - damping) * reset
+    return restart + (walked - restart) / np.maximum(chunks, 1) ** exponent
+
+
+def chunk_rrf(bm25_sections: np.ndarray, section_cos: np.ndarray | None) -> np.ndarray:
+    """Per passage (chunk), the reciprocal-rank fusion of its BM25 rank (hits only) and its dense rank."""
+    fused = reciprocal(ranks(bm25_sections, positive_only=True))
+    if section_cos is not None and section_cos.size:
+        fused = fused + reciprocal(ranks(section_cos))
+    return fused
+
+
+def rrf_ranking(data: RetrievalData, bm25_sections: np.ndarray, section_cos: np.ndarray | None) -> Ranking:
+    """The ``rrf`` anchor: BM25 and dense chunk ranks fused (k = 60), a note scored by its best chunk."""
+    fused = chunk_rrf(bm25_sections, section_cos)
+    return Ranking(doc_max(fused, data), np.zeros(data.n_entities), SeedScores(section_scores=fused), None)

@@ -20,6 +20,7 @@ from engram_lab.index.derived import ledger_counters, refresh_keyword_index
 from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.retrieval_index import RetrievalData, load, published_retrieval_index, refresh_retrieval_index
+from engram_lab.retrieve.confidence import MatchSignals, confidence, match_signals
 from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.fact_filter import LLMFactFilter
 from engram_lab.retrieve.graph import adjacency
@@ -29,10 +30,12 @@ from engram_lab.retrieve.lexical import LexicalMatcher
 from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges
 from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
 from engram_lab.retrieve.results import SearchResult, assemble_context
-from engram_lab.retrieve.scoring import FactSelector, Ranking, SeedScores, doc_max, rank, top_positive
+from engram_lab.retrieve.scoring import FactSelector, Ranking, SeedScores, doc_max, rank, rrf_ranking, top_positive
 from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
 from engram_lab.state.db import engram_dir
 from engram_lab.vault.root import require_vault
+
+BM25_HITS = 200  # chunks BM25 ranks per query (``rrf`` fuses ranks, so it needs a ranked list, not just the best few)
 
 
 @dataclass
@@ -44,6 +47,8 @@ class SearchOutcome:
     ranking: Ranking | None = None
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)  # what the search could not do as configured, and what it asked a model
+    confidence: float | None = None  # how likely the best result answers the query, in [0, 1] (retrieve.confidence)
+    signals: MatchSignals | None = None  # what the confidence was computed from
 
 
 class Searcher:
@@ -157,7 +162,9 @@ class Searcher:
             context = assemble_context(results)
             if mode == "auto":
                 context = f"[{AUTO_HEADER}]\n\n{context}"
-            return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started)
+            signals = match_signals(self._keyword_searcher.index, query, results[0].text if results else None, None)
+            return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started,
+                                 confidence=confidence(signals), signals=signals)
         notes: list[str] = []
         ranking = self._rank(data, query, mode, chosen, overlay, counters.sections, notes)
         results = label_superseded(self._results(data, ranking, k), overlay)
@@ -165,13 +172,23 @@ class Searcher:
         context = assemble(data, results, ranking.entity_scores, seeds)
         if mode == "auto":
             context = f"[{AUTO_HEADER}]\n\n{context}"
-        return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started, notes)
+        cosines = ranking.seeds.passage_cosines
+        signals = match_signals(self._keyword_index(counters.sections), query, results[0].text if results else None,
+                                float(cosines.max()) if cosines is not None and cosines.size else None)
+        return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started, notes,
+                             confidence(signals), signals)
 
     def _rank(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings, overlay: OverlaySnapshot,
               sections_generation: int, notes: list[str]) -> Ranking:
         settings = settings.for_facts(data.facts_from_language_model)
         q = self.embedder().encode([query])[0] if settings.needs_embeddings or mode == "hipporag2" else None
         section_cos = data.section_vectors @ q if q is not None else None
+        ranking = self._rank_legs(data, query, mode, settings, overlay, sections_generation, notes, q, section_cos)
+        ranking.seeds.passage_cosines = section_cos
+        return ranking
+
+    def _rank_legs(self, data: RetrievalData, query: str, mode: str, settings: RetrievalSettings, overlay: OverlaySnapshot,
+                   sections_generation: int, notes: list[str], q: np.ndarray | None, section_cos: np.ndarray | None) -> Ranking:
         if mode == "hipporag2":
             anchor_facts, graph = self._anchor_index(data)
             fact_cos = anchor_facts @ q if anchor_facts.size else np.zeros(0)
@@ -179,9 +196,10 @@ class Searcher:
         bm25 = np.zeros(data.sections.height)
         if settings.bm25 > 0:
             position = data.section_position
-            for hit in self._keyword_index(sections_generation).search(query, 50):
-                if hit.key in position:
-                    bm25[position[hit.key]] = hit.score
+            for hit in self._keyword_index(sections_generation).search(query, BM25_HITS):
+                row = position.get(hit.key[:3])
+                if row is not None:
+                    bm25[row] = hit.score
         lexical = {}
         if settings.lexical > 0:
             if self._lexical is None:
@@ -192,6 +210,8 @@ class Searcher:
         fact_cos = data.fact_vectors @ q if q is not None and data.fact_vectors.size else None
         if mode == "dense":
             return _dense_only(data, section_cos)
+        if mode == "rrf":
+            return rrf_ranking(data, bm25, section_cos)
         walk = self._walk(data, settings, overlay=overlay) if settings.use_ppr else None
         return rank(data, settings, walk, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,
                     entity_cos=entity_cos, fact_cos=fact_cos, fact_selector=self._fact_selector(data, query, notes))

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from engram_lab.config import RetrievalConfig
 
-MODES = ("full", "auto", "keyword", "dense", "graph-off", "hipporag2")
+MODES = ("full", "auto", "keyword", "dense", "graph-off", "hipporag2", "rrf")
 ABLATIONS = ("no-csls", "csls", "no-fact-filter")  # full with CSLS forced off / on, or without the LLM filter: for evaluation
 AUTO_MAX_RESULTS = 8
 AUTO_HEADER = "partial and possibly stale: verify with a full search"
@@ -66,6 +66,9 @@ class RetrievalSettings:
     synonym_threshold: float = 0.8
     edges: EdgeWeights = field(default_factory=EdgeWeights)
     final_blend: float = 0.0  # passage seed score added to the PPR score (0: rank by PPR alone)
+    # The mass the walk carries into a note, beyond its own restart share, is divided by (chunks in the note) ** this:
+    # a long note names more entities and so collects more of the walk than its relevance earns (0: no division).
+    walk_length_norm: float = 1.0
     needs_embeddings: bool = True
 
     def with_(self, **changes: object) -> RetrievalSettings:
@@ -96,6 +99,8 @@ def settings_for(mode: str, base: RetrievalSettings | None = None) -> RetrievalS
                           needs_embeddings=False, ppr_tolerance=1e-3, ppr_single_precision=True, lexical_fuzzy=False)
     if mode == "keyword":
         return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, use_ppr=False, needs_embeddings=False)
+    if mode == "rrf":  # BM25 and dense chunk ranks fused; no graph (the anchor real notes are measured against)
+        return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, bm25=1.0, passage_dense=1.0, use_ppr=False)
     if mode == "dense":
         return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, bm25=0.0, use_ppr=False)
     raise ValueError(f"unknown mode {mode!r}")

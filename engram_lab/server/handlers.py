@@ -21,6 +21,7 @@ from engram_lab.engine import Engine
 from engram_lab.errors import EngramError
 from engram_lab.learn import DuplicateNoteError
 from engram_lab.overview import notes_overview, stale_count
+from engram_lab.retrieve.confidence import confidence_json
 from engram_lab.retrieve.results import snippet
 from engram_lab import search_operators
 from engram_lab.server.vaults import VaultRegistry
@@ -126,7 +127,7 @@ class SearchHandler(_Base):
         results = [{**r.to_json(), "path": r.path, "cell_id": r.cell_id, "heading_path": list(r.heading_path),
                     "snippet": snippet(r.text, 240), "status": r.status, "superseded": r.superseded} for r in kept]
         self.reply({"query": outcome.query, "operators": operators.to_json(), "mode": outcome.mode, "results": results, "context": outcome.context,
-                    "notes": outcome.notes})
+                    "notes": outcome.notes} | confidence_json(outcome.confidence))
 
 
 def _report_json(report: Any) -> dict[str, Any]:

@@ -8,13 +8,13 @@ from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
 
 TEXTS = ["Salinity drift of the CT-200 sensor", "Nitrate peaks at Mill Reach", "the and of", "Sensor calibration with standard seawater"]
-KEYS = [("d1", 0), ("d1", 1), ("d2", 0), ("d3", 0)]
+KEYS = [("d1", 0, 0, 0, 36), ("d1", 1, 0, 40, 67), ("d2", 0, 0, 0, 10), ("d3", 0, 0, 0, 40)]
 
 
 def test_ranks_by_bm25_and_never_returns_zero_scores(tmp_path):
     index = KeywordIndex.build(TEXTS, KEYS)
     hits = index.search("sensor drift", k=10)
-    assert [h.key for h in hits] == [("d1", 0), ("d3", 0)]
+    assert [h.key for h in hits] == [KEYS[0], KEYS[3]]
     assert hits[0].score > hits[1].score > 0
     assert index.search("zebra", k=5) == []
     assert index.search("the of", k=5) == []
@@ -28,10 +28,39 @@ def test_save_and_load_round_trip(tmp_path):
 
 
 def test_empty_and_stopword_only_corpora(tmp_path):
-    for texts, keys in (([], []), (["a", "the"], [("x", 0), ("y", 0)])):
+    for texts, keys in (([], []), (["a", "the"], [("x", 0, 0, 0, 1), ("y", 0, 0, 0, 3)])):
         index = KeywordIndex.build(texts, keys)
         index.save(tmp_path)
         assert KeywordIndex.load(tmp_path).search("anything", 3) == []
+
+
+def test_query_terms_weigh_rare_and_unknown_words_most():
+    index = KeywordIndex.build(TEXTS, KEYS)
+    terms = dict(index.query_terms("The sensor of zebras"))
+    assert set(terms) == {"sensor", "zebra"}  # stop words out, stemmed
+    assert terms["zebra"] > terms["sensor"] > 0 and index.holds("sensor") and not index.holds("zebra")
+    assert index.query_terms("   ") == []
+
+
+def test_an_index_of_sections_from_an_older_version_is_rebuilt(vault, write):
+    import json
+
+    from engram_lab.index.derived import refresh_keyword_index
+    from engram_lab.indexer import index_vault
+
+    write("a.md", "# Alpha\nsalinity")
+    index_vault(vault, progress=False)
+    folder = refresh_keyword_index(vault)
+    (folder / "keys.json").write_text(json.dumps([["d", 0]]))  # the layout before chunks
+    assert not KeywordIndex.is_current(folder)
+    rebuilt = refresh_keyword_index(vault)
+    assert rebuilt != folder and KeywordIndex.load(rebuilt).search("salinity", 1)
+
+
+def test_version_numbers_are_one_token():
+    texts = ["Stabilised in Rust 1.5", "Stabilised in Rust 1.13", "Rust 1.1 shipped"]
+    index = KeywordIndex.build(texts, [("a", 0, 0, 0, 1), ("b", 0, 0, 0, 1), ("c", 0, 0, 0, 1)])
+    assert [h.key[0] for h in index.search("what landed in 1.5", 5)] == ["a"]
 
 
 def test_misaligned_keys_are_a_programming_error():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram_lab.retrieve.scoring import top_positive
+from engram_lab.retrieve.scoring import length_normalised, top_positive
 
 
 def reference(values: np.ndarray, k: int) -> list[int]:
@@ -25,3 +25,36 @@ def test_top_positive_edge_cases():
     assert top_positive(np.zeros(0), 5) == []
     assert top_positive(np.array([0.0, -1.0]), 5) == []
     assert top_positive(np.array([0.3, 0.9]), 0) == []
+
+
+def _walk(adjacency: np.ndarray, reset: np.ndarray, damping: float = 0.5) -> np.ndarray:
+    import scipy.sparse as sp
+
+    from engram_lab.retrieve.ppr import personalized_pagerank, transition_matrix
+    return personalized_pagerank(transition_matrix(sp.csr_matrix(adjacency)), reset, damping, tol=1e-12)
+
+
+def test_length_normalisation_stops_a_long_note_collecting_the_walk():
+    # Nodes 0-2 are notes, 3-7 entities. Note 0 (the query's answer, best passage score) names entity 3; note 1 is
+    # long (4 chunks), scores lower and names every entity; note 2 names entity 7 only. Entity seeds are spread evenly.
+    a = np.zeros((8, 8))
+    for note, entity in [(0, 3), (1, 3), (1, 4), (1, 5), (1, 6), (1, 7), (2, 7)]:
+        a[note, entity] = a[entity, note] = 1.0
+    reset = np.array([0.3, 0.2, 0, 0.1, 0.1, 0.1, 0.1, 0.1])
+    walked = _walk(a, reset)[:3]
+    chunks = np.array([1.0, 4.0, 1.0])
+    assert walked[1] > walked[0]  # the raw walk ranks the long note first
+    normalised = length_normalised(walked, reset[:3], 0.5, chunks, 1.0)
+    assert normalised[0] > normalised[1] > 0
+    assert np.allclose(length_normalised(walked, reset[:3], 0.5, chunks, 0.0), walked)  # exponent 0: unchanged
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_length_normalisation_keeps_the_order_of_equal_length_notes(seed):
+    rng = np.random.default_rng(seed)
+    a = (rng.random((12, 12)) < 0.3).astype(float)
+    a = np.triu(a, 1) + np.triu(a, 1).T
+    reset = rng.random(12)
+    walked = _walk(a, reset)[:6]
+    normalised = length_normalised(walked, reset[:6] / reset.sum(), 0.5, np.ones(6), 1.0)
+    assert np.allclose(normalised, walked)

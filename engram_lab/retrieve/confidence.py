@@ -1,0 +1,65 @@
+"""How likely a search found something that answers the query: a "no good match" signal for people and agents.
+
+A ranking always has a first place, so scores alone cannot say "nothing here":
+BM25 scores grow with query length and cosines sit in a model-specific band.
+Two things do tell: whether the query's rare words exist in the vault at all,
+and whether the best passage holds them (both IDF-weighted, so "how" and "the"
+count for little), plus, when the model is loaded, how close the best passage
+is in meaning. A logistic function maps them to [0, 1]; its coefficients were
+chosen on the rust-rfcs development set (BENCHMARKS.md) and are few, so that
+they say something general rather than fit its twelve abstain questions.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engram_lab.index.keyword import KeywordIndex, tokenize
+
+# Logistic coefficients (BENCHMARKS.md, "No good match"): intercept, vault coverage, best-passage coverage, cosine.
+_BIAS, _VAULT, _PASSAGE, _COSINE = -9.0, 4.0, 3.0, 8.0
+_COSINE_WITHOUT_MODEL = 0.5  # stands in for the cosine where no model is loaded (keyword, auto)
+NO_GOOD_MATCH = 0.5  # below this a result list is labelled "no good match"
+
+
+@dataclass(frozen=True)
+class MatchSignals:
+    vault_coverage: float  # IDF share of the query's terms that some passage of the vault holds
+    passage_coverage: float  # IDF share of the query's terms that the best passage holds
+    best_cosine: float | None  # the query against the most similar passage (None: no model loaded)
+
+    def to_json(self) -> dict[str, float | None]:
+        return {"vault_coverage": round(self.vault_coverage, 4), "passage_coverage": round(self.passage_coverage, 4),
+                "best_cosine": None if self.best_cosine is None else round(self.best_cosine, 4)}
+
+
+def match_signals(index: KeywordIndex, query: str, best_passage: str | None, best_cosine: float | None) -> MatchSignals:
+    terms = index.query_terms(query)
+    total = sum(idf for _, idf in terms)
+    if total <= 0:
+        return MatchSignals(0.0, 0.0, best_cosine)
+    known = sum(idf for term, idf in terms if index.holds(term))
+    held = set(tokenize([best_passage])[0]) if best_passage else set()
+    in_passage = sum(idf for term, idf in terms if term in held)
+    return MatchSignals(known / total, in_passage / total, best_cosine)
+
+
+def confidence(signals: MatchSignals) -> float:
+    cosine = signals.best_cosine if signals.best_cosine is not None else _COSINE_WITHOUT_MODEL
+    z = _BIAS + _VAULT * signals.vault_coverage + _PASSAGE * signals.passage_coverage + _COSINE * cosine
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def match_label(value: float | None) -> str | None:
+    """One line for people: how far to trust the first results."""
+    if value is None:
+        return None
+    if value < NO_GOOD_MATCH:
+        return f"no good match (confidence {value:.2f}): the notes may not answer this"
+    return f"confidence {value:.2f}"
+
+
+def confidence_json(value: float | None) -> dict[str, float | bool]:
+    """The keys a search reply carries (CLI ``--json``, the server API): absent when nothing was measured."""
+    return {} if value is None else {"confidence": round(value, 4), "no_good_match": value < NO_GOOD_MATCH}
