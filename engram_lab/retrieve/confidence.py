@@ -2,23 +2,29 @@
 
 A ranking always has a first place, so scores alone cannot say "nothing here":
 BM25 scores grow with query length and cosines sit in a model-specific band.
-Two things do tell: whether the query's rare words exist in the vault at all,
-and whether the best passage holds them (both IDF-weighted, so "how" and "the"
-count for little), plus, when the model is loaded, how close the best passage
-is in meaning. A logistic function maps them to [0, 1]; its coefficients were
-chosen on the rust-rfcs development set (BENCHMARKS.md) and are few, so that
-they say something general rather than fit its twelve abstain questions.
+What does tell: a specific name the query asks about (`Vec::extract_if`,
+wasm32-wasip2, a capitalised name inside the sentence, a quoted phrase) that no
+note contains; whether the query's words exist in the vault at all, and whether
+the best passage holds them (IDF-weighted, so "how" and "the" count for little);
+and, when the model is loaded, how close the best passage is in meaning. A
+logistic function maps them to [0, 1]. Its coefficients are round numbers set
+by hand after looking at the rust-rfcs development set (BENCHMARKS.md), not
+fitted to it: twelve abstain questions cannot carry more than that.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from engram_lab.index.keyword import KeywordIndex, tokenize
 
-# Logistic coefficients (BENCHMARKS.md, "No good match"): intercept, vault coverage, best-passage coverage, cosine.
-_BIAS, _VAULT, _PASSAGE, _COSINE = -9.0, 4.0, 3.0, 8.0
+# Logistic coefficients (BENCHMARKS.md, "No good match"): intercept, vault coverage, best-passage coverage, cosine,
+# and a named thing the vault lacks (which alone pushes any query below NO_GOOD_MATCH).
+_BIAS, _VAULT, _PASSAGE, _COSINE, _MISSING = -4.0, 4.0, 2.0, 3.0, -6.0
+# Names a query asks about: `code`, "quoted", a capitalised run after a lower-case word, identifiers (a_b, A::b, wasip2).
+_NAMED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|(?<=[a-z,;] )([A-Z][\w-]*(?: [A-Z][\w-]*)*)|(?<![\w:-])([A-Za-z][\w:-]*?(?:_|::|\d)[\w:-]*\w)")
 _COSINE_WITHOUT_MODEL = 0.5  # stands in for the cosine where no model is loaded (keyword, auto)
 NO_GOOD_MATCH = 0.5  # below this a result list is labelled "no good match"
 
@@ -28,10 +34,23 @@ class MatchSignals:
     vault_coverage: float  # IDF share of the query's terms that some passage of the vault holds
     passage_coverage: float  # IDF share of the query's terms that the best passage holds
     best_cosine: float | None  # the query against the most similar passage (None: no model loaded)
+    missing_names: tuple[str, ...] = ()  # names the query asks about that no passage of the vault holds
 
-    def to_json(self) -> dict[str, float | None]:
+    def to_json(self) -> dict[str, object]:
         return {"vault_coverage": round(self.vault_coverage, 4), "passage_coverage": round(self.passage_coverage, 4),
-                "best_cosine": None if self.best_cosine is None else round(self.best_cosine, 4)}
+                "best_cosine": None if self.best_cosine is None else round(self.best_cosine, 4),
+                "missing_names": list(self.missing_names)}
+
+
+def missing_names(index: KeywordIndex, query: str) -> tuple[str, ...]:
+    """The specific names in ``query`` (see ``_NAMED``) with an index term that no passage holds, in query order."""
+    out = []
+    for match in _NAMED.finditer(query):
+        name = next(group for group in match.groups() if group)
+        terms = tokenize([name])[0]
+        if terms and not all(index.holds(term) for term in terms):
+            out.append(name)
+    return tuple(dict.fromkeys(out))
 
 
 def match_signals(index: KeywordIndex, query: str, best_passage: str | None, best_cosine: float | None) -> MatchSignals:
@@ -42,12 +61,13 @@ def match_signals(index: KeywordIndex, query: str, best_passage: str | None, bes
     known = sum(idf for term, idf in terms if index.holds(term))
     held = set(tokenize([best_passage])[0]) if best_passage else set()
     in_passage = sum(idf for term, idf in terms if term in held)
-    return MatchSignals(known / total, in_passage / total, best_cosine)
+    return MatchSignals(known / total, in_passage / total, best_cosine, missing_names(index, query))
 
 
 def confidence(signals: MatchSignals) -> float:
     cosine = signals.best_cosine if signals.best_cosine is not None else _COSINE_WITHOUT_MODEL
-    z = _BIAS + _VAULT * signals.vault_coverage + _PASSAGE * signals.passage_coverage + _COSINE * cosine
+    z = _BIAS + _VAULT * signals.vault_coverage + _PASSAGE * signals.passage_coverage + _COSINE * cosine + \
+        _MISSING * bool(signals.missing_names)
     return 1.0 / (1.0 + math.exp(-z))
 
 

@@ -168,12 +168,14 @@ def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | Non
                                    data.chunks_per_note, settings.walk_length_norm)
         doc_scores = walked + settings.final_blend * (passage_doc / p_total if p_total > 0 else 0)
         return Ranking(doc_scores, scores[data.n_passages :], seeds, reset, walked)
-    # No walk: passages score by their own seed plus the seeds of the entities they mention.
+    # No walk: passages score by their own seed plus the seeds of the entities they mention, the latter divided by
+    # the note's length as the walk's inflow is (a long note mentions more of anything).
     mentions = data.edges.filter(pl.col("type") == "mention")
-    doc_scores = reset[: data.n_passages].copy()
+    mentioned = np.zeros(data.n_passages)
     if e_total > 0 and mentions.height:
         entity_part = reset[data.n_passages :]
-        np.add.at(doc_scores, mentions["src"].to_numpy(), entity_part[mentions["dst"].to_numpy() - data.n_passages])
+        np.add.at(mentioned, mentions["src"].to_numpy(), entity_part[mentions["dst"].to_numpy() - data.n_passages])
+    doc_scores = reset[: data.n_passages] + mentioned / np.maximum(data.chunks_per_note, 1) ** settings.walk_length_norm
     return Ranking(doc_scores, reset[data.n_passages :], seeds, reset)
 
 

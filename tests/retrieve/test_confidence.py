@@ -8,7 +8,7 @@ import pytest
 
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.indexer import index_vault
-from engram_lab.retrieve.confidence import NO_GOOD_MATCH, MatchSignals, confidence, match_label, match_signals
+from engram_lab.retrieve.confidence import NO_GOOD_MATCH, MatchSignals, confidence, match_label, match_signals, missing_names
 from engram_lab.retrieve.searcher import Searcher
 from tests.retrieve.test_searcher import NOTES, BagOfWordsEmbedder
 
@@ -25,6 +25,21 @@ def test_signals_weigh_the_query_words_by_rarity():
     elsewhere = match_signals(index, "nitrate sensor", "Salinity drift of the CT-200 sensor", None)
     assert elsewhere.vault_coverage == 1.0 and 0 < elsewhere.passage_coverage < 1
     assert match_signals(index, "the of and", None, None) == MatchSignals(0.0, 0.0, None)
+
+
+def test_a_named_thing_the_vault_lacks_is_found_however_it_is_written():
+    index = KeywordIndex.build(TEXTS + ["The Vec type and its drain method", "Mill Reach and Porto Velho"], KEYS + [("d4", 0, 0, 0, 1), ("d5", 0, 0, 0, 1)])
+    assert missing_names(index, "What does `Vec::extract_if` do?") == ("Vec::extract_if",)
+    assert missing_names(index, "What does `Vec::drain` do?") == ()
+    assert missing_names(index, "Which sensor is the CT-300 and who made it?") == ("CT-300",)
+    assert missing_names(index, "Was the wasm32-wasip2 target promoted?") == ("wasm32-wasip2",)
+    assert missing_names(index, "the io_uring interface") == ("io_uring",)
+    assert missing_names(index, "nitrate at Mill Reach, then at Cape Zorblax") == ("Cape Zorblax",)
+    assert missing_names(index, 'what "standard seawater" means') == ()
+    assert missing_names(index, "Sensor zebra calibration") == ()  # an unknown ordinary word is no name
+    signals = match_signals(index, "What does `Vec::extract_if` do?", "The Vec type and its drain method", 0.6)
+    assert signals.missing_names == ("Vec::extract_if",) and confidence(signals) < NO_GOOD_MATCH
+    assert confidence(MatchSignals(signals.vault_coverage, signals.passage_coverage, 0.6)) > confidence(signals)
 
 
 def test_confidence_rises_with_every_signal():
