@@ -156,6 +156,8 @@ def test_ordinary_words_opening_sentences_and_headings_are_no_names():
     names = {e.name for e in extraction.entities}
     assert {"Rust", "Cargo", "Paris"} <= names  # capitalised inside a sentence somewhere in the note: names
     assert not names & {"Currently", "Using", "Motivation", "It's", "It", "Let's", "Let", "Rust's"}
+    markers, _ = extract("Additionally, the parser is slow. Furthermore, Cargo retries.\n")  # no lower-case evidence here
+    assert {e.name for e in markers.entities} >= {"Cargo"} and not {e.name for e in markers.entities} & {"Additionally", "Furthermore"}
     assert_spans_match(extraction, doc)
 
 

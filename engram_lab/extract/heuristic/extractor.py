@@ -32,7 +32,8 @@ from engram_lab.extract.segment import Piece, Segment
 from engram_lab.vault.model import DocumentModel, MarkdownModel, Span
 
 NAME = "heuristic"
-VERSION = "3"  # 2: initials ("M. Hall") stay one name; 3: ordinary words opening a sentence or heading are no names
+VERSION = "4"  # 2: initials ("M. Hall") stay one name; 3: ordinary words opening a sentence or heading are no names;
+# 4: discourse markers ("Additionally,") are no names
 LINKS_TO = "links to"
 IS_A = "is a"
 _ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")

@@ -58,7 +58,12 @@ STOP_CAPITALS = frozenset(
     "nine ten first second third notes attendees decision decisions discussion actions action findings goals "
     "team sites start open details email office symptom cause consequence schedule profiles pre-deployment "
     "nitrate related funded any more less only just even now once such than thus hence should is are was were does do did "
-    "can could would will shall may might must has have had ask asked please".split()
+    "can could would will shall may might must has have had ask asked please "
+    # discourse markers: they open sentences ("Additionally, ...") and name nothing
+    "additionally finally furthermore therefore moreover similarly alternatively specifically unfortunately fortunately "
+    "currently consequently nevertheless nonetheless meanwhile otherwise instead hence thus indeed likewise conversely "
+    "notably importantly essentially basically generally typically usually ideally obviously clearly firstly secondly "
+    "lastly overall ultimately initially eventually accordingly regardless presumably arguably".split()
 )
 MONTHS = (
     "january february march april may june july august september october november december "
