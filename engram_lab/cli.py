@@ -318,7 +318,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
         print(f"{vault}: no longer trusted" if revoke_trust(vault) else f"{vault}: was not trusted")
         return 0
     endpoints = trust_vault(vault)
-    print(f"trusted {vault}: " + (describe(endpoints) if endpoints else "its engram.toml turns on no LLM step")
+    print(f"trusted {vault}: " + (f"it may {describe(endpoints)}" if endpoints else "its engram.toml turns on no LLM step")
           + "; an edit to these settings needs trusting again")
     return 0
 

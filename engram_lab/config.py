@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from engram_lab.errors import VaultError
-from engram_lab.trust import Endpoints, describe, record_trust, trusted_endpoints
+from engram_lab.trust import HARD_LINKS, Endpoints, describe, record_trust, trusted_endpoints
 
 CONFIG_FILE = "engram.toml"
 DEFAULT_MAX_NOTE_MB = 8.0
@@ -96,11 +96,15 @@ class VaultConfig:
         return int(self.max_note_mb * 1024 * 1024)
 
     def endpoints(self) -> Endpoints:
-        """Where each LLM step that is on sends notes, and which variable holds its key: what trust covers."""
+        """What trust covers: where each LLM step that is on sends notes and which variable holds its key, and
+        whether hard-linked notes are read (the vault's author could otherwise link any file of the user's in)."""
         steps = {"extractor": (self.extractor.name == "llm", self.extractor),
                  "resolution": (self.resolution.judge == "llm", self.resolution.endpoint),
                  "retrieval": (self.retrieval.fact_filter == "llm", self.retrieval.endpoint)}
-        return {role: {"base_url": e.base_url or "", "api_key_env": e.api_key_env} for role, (on, e) in steps.items() if on}
+        covered = {role: {"base_url": e.base_url or "", "api_key_env": e.api_key_env} for role, (on, e) in steps.items() if on}
+        if self.allow_hard_links:
+            covered[HARD_LINKS] = {"allow": "true"}
+        return covered
 
 
 UNKNOWN_AUTHOR = "unknown"
@@ -130,7 +134,7 @@ def load_config(vault: Path) -> VaultConfig:
         trusted = trusted_endpoints(vault)
         if trusted != endpoints:
             why = "this vault is not trusted" if trusted is None else "they changed since you trusted this vault"
-            raise UntrustedVaultError(f"{vault / CONFIG_FILE}: would send notes to {describe(endpoints)}, but {why}; "
+            raise UntrustedVaultError(f"{vault / CONFIG_FILE}: would {describe(endpoints)}, but {why}; "
                                       f"if these are yours, run: engram trust {vault}")
     return config
 

@@ -81,6 +81,13 @@ def revoke_trust(vault: Path) -> bool:
     return True
 
 
+HARD_LINKS = "hard_links"  # not an endpoint, but as much the user's call: a hard-linked note may be any file on the disk
+
+
 def describe(endpoints: Endpoints) -> str:
-    """'extractor -> http://… (key from $OPENAI_API_KEY); …' for messages."""
-    return "; ".join(f"{role} -> {e['base_url']} (key from ${e['api_key_env']})" for role, e in sorted(endpoints.items()))
+    """'send notes to extractor -> http://… (key from $OPENAI_API_KEY); …' for messages."""
+    parts = [f"send notes to {role} -> {e['base_url']} (key from ${e['api_key_env']})"
+             for role, e in sorted(endpoints.items()) if role != HARD_LINKS]
+    if HARD_LINKS in endpoints:
+        parts.append("read hard-linked notes (a hard link may be a file outside the vault)")
+    return "; ".join(parts)

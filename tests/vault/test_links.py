@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from engram_lab import indexer
+from engram_lab.config import UntrustedVaultError, load_config, trust_vault
 from engram_lab.errors import DocumentError, VaultError
 from engram_lab.indexer import index_vault
 from engram_lab.learn import similar_notes
@@ -94,8 +95,14 @@ def test_a_hard_link_to_an_outside_file_is_skipped_unless_allowed(vault, write, 
     assert "hard links" in dict(report.failed)["linked.md"] and report.added == ["plain.md"]
     assert "linked.md" in dict(vault_status(vault).failed)
     write("engram.toml", "[vault]\nallow_hard_links = true\n")
+    with pytest.raises(UntrustedVaultError, match="read hard-linked notes .*engram trust"):
+        index_vault(vault, progress=False)  # the vault's author may not let any file of the user's in
+    assert ledger_rows(vault)["linked.md"].status != "indexed"
+    trust_vault(vault)
     index_vault(vault, progress=False)
     assert ledger_rows(vault)["linked.md"].status == "indexed"
+    write("engram.toml", "[vault]\nallow_hard_links = false\n")
+    assert load_config(vault).allow_hard_links is False  # turning it off needs no trust
 
 
 def test_a_note_hard_linked_after_the_scan_is_refused_at_read(vault, write, outside):
