@@ -23,7 +23,7 @@ from engram_lab import __version__
 from engram_lab.agent.modes import Permission
 from engram_lab.agent.registry import call_tool, tools_for
 from engram_lab.agent.session import AgentSession
-from engram_lab.agent.wrap import SYSTEM_PROMPT
+from engram_lab.agent.prompt import conversation_prompt
 from engram_lab.errors import EngramError
 
 HOST = "127.0.0.1"
@@ -54,7 +54,7 @@ def build_server(session: AgentSession) -> Server[Any]:
         text = json.dumps(result, ensure_ascii=False)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=result)
 
-    instructions = f"{SYSTEM_PROMPT} Permission mode: {session.permission.value}."
+    instructions = f"{conversation_prompt(session)}\n\nPermission mode: {session.permission.value}."
     return Server("engram", version=__version__, instructions=instructions, on_list_tools=list_tools, on_call_tool=call)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engram_lab.agent import reading, writing
+from engram_lab.agent import reading, remember, writing
 from engram_lab.agent.modes import Permission, PermissionRefused
 from engram_lab.agent.session import AgentSession
 from engram_lab.errors import EngramError
@@ -74,6 +74,14 @@ TOOLS: tuple[ToolSpec, ...] = (
              "least one source (a vault note path or a URL). Near-duplicates of existing notes are refused.",
              _schema({"title": _STR, "body": _STR, "sources": {"type": "array", "items": _STR, "minItems": 1}},
                      ["title", "body", "sources"]), writing.learn, writes=True),
+    ToolSpec("remember", "Record how this user wants to work: a preference, an ongoing project or a practice (one short "
+             "sentence), with its source (the note, tool result or turn it came from). Not for facts about the world: "
+             "those go to learn. Pending until a person approves it, unless the session applies edits and this turn "
+             "has read no vault or tool content; what you remember is shown to later conversations as data.",
+             _schema({"kind": {"type": "string", "enum": ["preference", "project", "practice"]},
+                      "text": _STR | {"description": "e.g. 'Keep summaries under 200 words.'"},
+                      "source": _STR | {"description": "where it came from, e.g. 'user turn' or a note path"}},
+                     ["kind", "text", "source"]), remember.remember, writes=True),
     ToolSpec("checkpoints", "The applied writes, newest first, each with who, when, why and the notes it touched.",
              _schema({}, []), writing.checkpoints),
     ToolSpec("rewind", "Undo an applied write: its notes get back the exact bytes they had before. Refused when a note "
@@ -105,4 +113,7 @@ def call_tool(session: AgentSession, name: str, arguments: dict[str, Any] | None
     missing = [r for r in tool.required if r not in args]
     if missing:
         raise EngramError(f"{name}: missing argument(s) {', '.join(missing)}")
-    return tool.handler(session, **args)
+    result = tool.handler(session, **args)
+    if tool.name != "remember":  # every other tool returns text someone else wrote: the turn has read it
+        session.taint.read_result(tool.name, result)
+    return result

@@ -12,12 +12,16 @@ from engram_lab.agent.proposals import propose
 from engram_lab.agent.session import AgentSession
 from engram_lab.agent.wrap import wrap
 from engram_lab.agent.writes import WriteIntent, create_intent, edit_intent, learn_intent, perform, preview_diff, rewind_intent
+from engram_lab.errors import EngramError
+from engram_lab.procedural.judge import judge
 
 
 def submit(session: AgentSession, intent: WriteIntent) -> dict[str, Any]:
     """Propose or apply ``intent`` as the session's mode says."""
     if session.permission is Permission.READ_ONLY:
         raise PermissionRefused("this session is read-only: no write tool is offered")
+    session.taint.check_urls({k: v for k, v in intent.payload.items() if k != "old_text"},
+                             quoted=str(intent.payload.get("old_text", "")))
     if session.permission is Permission.ASK:
         proposal = propose(session.vault, intent, actor=session.actor)
         return {"status": "pending", "proposal": proposal.id, "path": intent.path,
@@ -39,6 +43,9 @@ def create_note(session: AgentSession, path: object, content: object, why: objec
 
 
 def learn(session: AgentSession, title: object, body: object, sources: object) -> dict[str, Any]:
+    if isinstance(body, str) and judge(body).is_strong_preference:
+        raise EngramError("not learned: this is a preference about how to work, not knowledge about the world; "
+                          "record it with remember(kind, text, source)")
     return submit(session, learn_intent(session.vault, title, body, sources))
 
 

@@ -113,3 +113,18 @@ def test_http_round_trip_needs_the_token(agent_vault):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_instructions_carry_active_memory_as_data_and_taint_the_session(session_for):
+    from engram_lab.procedural.store import MemoryStore
+
+    session = session_for(Permission.ACCEPT_EDITS)
+    MemoryStore(session.vault).add("preference", "Answer in French.", author="user", source="cli")
+
+    async def go() -> str:
+        async with Client(build_server(session)) as client:
+            return client.instructions or ""
+
+    instructions = anyio.run(go)
+    assert '<external_content source="procedural-memory">' in instructions and "Answer in French." in instructions
+    assert session.taint.tainted  # a remember in this session waits for a person
