@@ -2,11 +2,13 @@
 
 Each method delegates to a stage module; the facade only keeps what is costly to
 load (the search index) between calls and drops it when an index run changes it.
+An index run builds everything a search reads, so no search has to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +19,10 @@ from engram_lab.errors import EngramError
 from engram_lab.extract.openie import ImportedExtractor, match_passages, model_from_filename, read_openie
 from engram_lab.graph.store import STORE_DIR, query_read_only
 from engram_lab.index.derived import refresh_keyword_index
-from engram_lab.indexer import IndexReport, ProgressCallback, index_vault, reindex_with
+from engram_lab.index.embeddings import Embedder, default_embedder, lazy_embedder
+from engram_lab.index.progress import ANALYSIS, KEYWORDS, StageListener, StageProgress
+from engram_lab.index.retrieval_index import refresh_retrieval_index
+from engram_lab.indexer import IndexReport, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
 from engram_lab.learn import LearnResult, accept_learned, learn, pending_learned
 from engram_lab.retrieve.fact_filter import configured_fact_filter
@@ -51,19 +56,39 @@ class ImportReport:
 
 
 class Engine:
-    def __init__(self, vault: Path | str) -> None:
+    def __init__(self, vault: Path | str, embedder_factory: Callable[[], Embedder] = default_embedder) -> None:
+        """``embedder_factory``: the embedding model for the index and the queries (loaded once per process by default)."""
         self.vault = require_vault(Path(vault))
+        self.embedder_factory = embedder_factory
         self._searcher: Searcher | None = None
         self.analysis: AnalysisReport | None = None
 
-    def index(self, *, full: bool = False, progress: bool | None = None,
-              on_progress: ProgressCallback | None = None) -> IndexReport:
-        """Index the notes, then run the analysis pass (resolution, supersession) over what changed."""
-        report = index_vault(self.vault, full=full, progress=progress, on_progress=on_progress)
-        self._searcher = None
-        self.analysis = self._analyse(report, full)
-        refresh_keyword_index(self.vault)  # so the first search after an index run is not the one that pays
+    def index(self, *, full: bool = False, progress: bool | None = None, on_stage: StageListener | None = None,
+              warm: bool = False) -> IndexReport:
+        """Index the notes, run the analysis pass (resolution, supersession) over what changed, and build every index
+        a search reads, under one progress display naming the stage (``on_stage(stage, done, total)`` hears it too).
+
+        ``warm``: also load the new index and the walk's matrices now (a long-lived process: a kernel, the server).
+        """
+        started = time.perf_counter()
+        with StageProgress(progress, on_stage) as bar:
+            report = index_vault(self.vault, full=full, progress=progress, stages=bar)
+            self._build_search_indexes(bar)
+            bar.stage(ANALYSIS, 1)
+            self.analysis = self._analyse(report, full)  # after the retrieval index: it reads its synonym pairs
+            bar.advance()
+            if warm:
+                self.searcher.prepare(progress=bar)
+        report.seconds = time.perf_counter() - started  # the whole run, search indexes included
         return report
+
+    def _build_search_indexes(self, bar: StageProgress) -> None:
+        """BM25 and the retrieval index (embeddings through the cache, so only new texts are encoded, then neighbours)."""
+        self._searcher = None
+        bar.stage(KEYWORDS, 1)
+        refresh_keyword_index(self.vault)
+        bar.advance()
+        refresh_retrieval_index(self.vault, lazy_embedder(self.embedder_factory), progress=bar)
 
     def _analyse(self, report: IndexReport, full: bool) -> AnalysisReport | None:
         """Focused on the changed notes when the last analysis saw the state before this run, else over everything."""
@@ -141,7 +166,7 @@ class Engine:
     @property
     def searcher(self) -> Searcher:
         if self._searcher is None:
-            self._searcher = Searcher(self.vault, fact_filter=configured_fact_filter(self.vault))
+            self._searcher = Searcher(self.vault, self.embedder_factory, fact_filter=configured_fact_filter(self.vault))
         return self._searcher
 
     def search(self, query: str, *, k: int = 10, mode: str = "full") -> list[SearchResult]:
@@ -161,7 +186,8 @@ class Engine:
         matched, unmatched = match_passages(records, notes)
         name = model or model_from_filename(path)
         report = reindex_with(self.vault, ImportedExtractor(name, matched), set(matched), progress=False)
-        self._searcher = None
+        with StageProgress(False) as bar:
+            self._build_search_indexes(bar)
         return ImportReport(name, len(matched), len(unmatched), dropped, report)
 
     def ingest(self, source: Path) -> IngestedFile:

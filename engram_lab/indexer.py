@@ -19,11 +19,8 @@ from __future__ import annotations
 import datetime as dt
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from tqdm.auto import tqdm  # a widget bar that updates in place in notebooks, text elsewhere
 
 from engram_lab.config import VaultConfig, load_config
 from engram_lab.errors import DocumentError
@@ -36,6 +33,7 @@ from engram_lab.graph.quads import DocumentInfo, document_quads
 from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.graph.vocabulary import document_iri
 from engram_lab.index.integrity import check_tables, store_problem
+from engram_lab.index.progress import READ_NOTES, StageProgress
 from engram_lab.index.tables import TABLES_DIR, DocumentRows, TableStore, document_rows
 from engram_lab.state.db import engram_dir, open_ledger, transaction
 from engram_lab.state.lock import vault_write_lock
@@ -54,7 +52,6 @@ CHUNK_SECONDS = 30.0
 # Compact the store once its write-ahead log passes this size (about 200 ordinary notes; one note with 100,000 links
 # once wrote 1.4 GB of it): by bytes, not by notes, because one note can write as much as thousands.
 SETTLE_LOG_BYTES = 32 * 1024 * 1024
-ProgressCallback = Callable[[int, int], None]
 
 
 @dataclass
@@ -113,11 +110,11 @@ class _Run:
     """One index run over one vault; holds the open stores and the report being built."""
 
     def __init__(self, vault: Path, config: VaultConfig, progress: bool | None, extractor: Extractor | None = None,
-                 on_progress: ProgressCallback | None = None) -> None:
+                 stages: StageProgress | None = None) -> None:
         self.vault = vault
         self.config = config
         self.progress = progress
-        self.on_progress = on_progress
+        self.stages = stages
         self.conn = open_ledger(vault)
         self.table = DocumentTable(self.conn)
         self.extractor: Extractor = extractor or build_extractor(config, engram_dir(vault))
@@ -164,21 +161,21 @@ class _Run:
         with transaction(self.conn):
             self.table.mark_stale([known[vf.rel_path].doc_id for vf in todo if vf.rel_path in known])
         missing_by_hash = {row.content_hash: row for row in missing.values() if row.content_hash}
-        bar = tqdm(total=len(todo), desc="indexing", unit="note", disable=None if self.progress is None else not self.progress)
+        bar = self.stages or StageProgress(self.progress)
+        bar.stage(READ_NOTES, len(todo))
         pending: list[_Done] = []
         last_commit = time.monotonic()
-        for count, vf in enumerate(todo, start=1):
+        for vf in todo:
             done = self._index_one(vf, known.get(vf.rel_path), missing_by_hash)
             if done is not None:
                 pending.append(done)
             if len(pending) >= CHUNK_DOCS or time.monotonic() - last_commit >= CHUNK_SECONDS:
                 self._commit(pending)
                 pending, last_commit = [], time.monotonic()
-            bar.update(1)
-            if self.on_progress is not None:
-                self.on_progress(count, len(todo))
+            bar.advance()
         self._commit(pending)
-        bar.close()
+        if self.stages is None:
+            bar.close()
         for path, problem in problem_docs.items():
             with transaction(self.conn):
                 self.table.record_failed(path, "notebook" if path.lower().endswith(".ipynb") else "markdown", problem)
@@ -305,13 +302,13 @@ def _usage_columns(extraction: Extraction | None) -> dict[str, object]:
 
 
 def index_vault(vault: Path, *, full: bool = False, progress: bool | None = None,
-                on_progress: ProgressCallback | None = None) -> IndexReport:
+                stages: StageProgress | None = None) -> IndexReport:
     """Bring ``.engram/`` in step with the notes. ``full`` re-reads every note, ignoring file times.
 
-    ``on_progress(done, total)`` is called after each note (for progress shown outside a terminal).
+    ``stages``: the display of a larger run this one is a stage of (else it shows its own bar, per ``progress``).
     """
     vault = require_vault(vault)
-    return _Run(vault, load_config(vault), progress, on_progress=on_progress).execute(full)
+    return _Run(vault, load_config(vault), progress, stages=stages).execute(full)
 
 
 def reindex_with(vault: Path, extractor: Extractor, paths: set[str], *, progress: bool | None = None) -> IndexReport:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +23,7 @@ from engram_lab.graph import vocabulary as v
 from engram_lab.index.chunks import section_chunks
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
+from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, NEIGHBOURS, StageProgress
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.retrieve.csls import DEFAULT_K, density_of, local_density, nearest_neighbours
@@ -29,7 +31,7 @@ from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 9  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 10  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -39,7 +41,7 @@ class RetrievalData:
 
     folder: Path
     model: str
-    documents: pl.DataFrame  # doc_id, path, title, status, extractor (row i = passage node i)
+    documents: pl.DataFrame  # doc_id, path, title, status, extractor, content_hash (row i = passage node i)
     sections: pl.DataFrame  # passages: chunks of sections (index.chunks); doc_id, ordinal, piece, doc_index, cell_id, heading, heading_path, start, end, text
     entities: pl.DataFrame  # entity_iri, name, kind, labels (names and aliases), passages (count)
     facts: pl.DataFrame  # subject, object (entity indices), predicate, text, doc_ids
@@ -150,8 +152,10 @@ def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
         conn.close()
     documents = pl.DataFrame(
         {"doc_id": [r.doc_id for r in rows], "path": [r.path for r in rows], "title": [r.title or r.path for r in rows],
-         "status": [r.status for r in rows], "extractor": [r.extractor for r in rows]},
-        schema={"doc_id": pl.String, "path": pl.String, "title": pl.String, "status": pl.String, "extractor": pl.String},
+         "status": [r.status for r in rows], "extractor": [r.extractor for r in rows],
+         "content_hash": [r.content_hash for r in rows]},
+        schema={"doc_id": pl.String, "path": pl.String, "title": pl.String, "status": pl.String, "extractor": pl.String,
+                "content_hash": pl.String},
     )
     position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
     frame = pl.DataFrame(
@@ -188,10 +192,12 @@ def passage_text(title: str, text: str) -> str:
     return f"{title}\n{text}"
 
 
-def entity_neighbourhoods(vectors: np.ndarray, threshold: float, k: int = SYNONYM_NEIGHBOURS) -> tuple[np.ndarray, pl.DataFrame]:
+def entity_neighbourhoods(vectors: np.ndarray, threshold: float, k: int = SYNONYM_NEIGHBOURS,
+                          on_block: Callable[[int], None] | None = None) -> tuple[np.ndarray, pl.DataFrame]:
     """Each entity's local density, and the pairs (a < b) among each row's ``k`` nearest neighbours with cosine >= ``threshold``.
 
     Both come from one pass over the similarities (it dominates the index time after the model itself).
+    ``on_block(rows)``: called after each block of rows, for progress.
     """
     density = np.zeros(vectors.shape[0], dtype=np.float32)
     a_parts, b_parts, cos_parts = [], [], []
@@ -202,6 +208,8 @@ def entity_neighbourhoods(vectors: np.ndarray, threshold: float, k: int = SYNONY
         a_parts.append(np.minimum(first, second))
         b_parts.append(np.maximum(first, second))
         cos_parts.append(cosines[rows, cols].astype(np.float64))
+        if on_block is not None:
+            on_block(cosines.shape[0])
     frame = pl.DataFrame(
         {"a": np.concatenate(a_parts) if a_parts else [], "b": np.concatenate(b_parts) if b_parts else [],
          "cosine": np.concatenate(cos_parts) if cos_parts else []},
@@ -210,8 +218,9 @@ def entity_neighbourhoods(vectors: np.ndarray, threshold: float, k: int = SYNONY
     return density, frame.unique(["a", "b"]).sort(["a", "b"])
 
 
-def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_floor: float = 0.75) -> tuple[RetrievalData, int]:
-    """The data, and the ledger generation it was read at."""
+def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_floor: float = 0.75,
+                         progress: StageProgress | None = None) -> tuple[RetrievalData, int]:
+    """The data, and the ledger generation it was read at; ``progress`` is told each stage (embeddings, neighbours)."""
     documents, sections, generation = _section_frame(vault)
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
     indexed = set(documents.filter(pl.col("status") == "indexed")["doc_id"].to_list())
@@ -250,25 +259,39 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     try:
         titles = dict(zip(documents["doc_id"].to_list(), documents["title"].to_list()))
         section_texts = [passage_text(titles[d], t) for d, t in zip(sections["doc_id"].to_list(), sections["text"].to_list())]
-        section_vectors = cache.embed(embedder, section_texts)
-        entity_vectors = cache.embed(embedder, entities["name"].to_list())
-        fact_vectors = cache.embed(embedder, facts["text"].to_list())
+        section_vectors = _embed_stage(cache, embedder, section_texts, EMBED_SECTIONS, progress)
+        entity_vectors = _embed_stage(cache, embedder, entities["name"].to_list(), EMBED_ENTITIES, progress)
+        fact_vectors = _embed_stage(cache, embedder, facts["text"].to_list(), EMBED_FACTS, progress)
     finally:
         cache.close()
 
     edges = _edges(documents, facts, raw_entities, relations, entity_index, position, entities["name"].to_list())
-    entity_density, synonym_pairs = entity_neighbourhoods(entity_vectors, synonym_floor)
+    if progress is not None:
+        progress.stage(NEIGHBOURS, len(section_vectors) + len(entity_vectors) + len(fact_vectors))
+    tick = progress.advance if progress is not None else None
+    entity_density, synonym_pairs = entity_neighbourhoods(entity_vectors, synonym_floor, on_block=tick)
+    section_density = local_density(section_vectors, on_block=tick)
+    fact_density = local_density(fact_vectors, on_block=tick)
     data = RetrievalData(
         folder=folder, model=embedder.name, documents=documents, sections=sections,
         entities=entities.select("entity_iri", "name", "kind", "aliases", "passages", "doc_ids"),
         facts=facts.select("s", "o", "predicate", "predicate_iri", "text", "anchor_text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
         edges=edges,
-        section_vectors=section_vectors, section_density=local_density(section_vectors),
+        section_vectors=section_vectors, section_density=section_density,
         entity_vectors=entity_vectors, entity_density=entity_density,
-        fact_vectors=fact_vectors, fact_density=local_density(fact_vectors),
+        fact_vectors=fact_vectors, fact_density=fact_density,
         synonym_pairs=synonym_pairs,
     )
     return data, generation
+
+
+def _embed_stage(cache: EmbeddingCache, embedder: Embedder, texts: list[str], stage: str,
+                 progress: StageProgress | None) -> np.ndarray:
+    """``texts`` embedded through the cache, as one named stage of the progress display (counted in distinct texts)."""
+    if progress is None:
+        return cache.embed(embedder, texts)
+    progress.stage(stage, len(set(texts)))
+    return cache.embed(embedder, texts, on_done=progress.advance)
 
 
 def _edges(documents, facts, raw_entities, relations, entity_index, position, entity_names) -> pl.DataFrame:  # type: ignore[no-untyped-def]
@@ -344,6 +367,12 @@ def _meta(folder: Path) -> dict[str, object]:
         return {}
 
 
+def index_model(folder: Path) -> str | None:
+    """The embedding model whose vectors the index in ``folder`` holds."""
+    model = _meta(folder).get("model")
+    return model if isinstance(model, str) else None
+
+
 def layout_is_current(folder: Path) -> bool:
     """Whether this version wrote the index in ``folder`` (an older layout is rebuilt, never misread)."""
     return _meta(folder).get("format") == INDEX_FORMAT
@@ -360,14 +389,24 @@ def published_retrieval_index(vault: Path, known: Path | None = None) -> Path | 
     return folder if layout_is_current(folder) else None
 
 
-def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | None = None) -> Path:
-    """The current retrieval index folder, rebuilt first when the ledger moved on (or the model changed)."""
+def fresh_retrieval_index(vault: Path, model: str, generation: int | None = None) -> Path | None:
+    """The published retrieval index when it reflects the ledger's ``generation`` with ``model``'s vectors, else None."""
     fresh = current_if_fresh(vault, RETRIEVAL_INDEX, generation)
     if fresh is not None:
         meta = _meta(fresh)
-        if meta.get("format") == INDEX_FORMAT and meta.get("model") == embedder.name:
+        if meta.get("format") == INDEX_FORMAT and meta.get("model") == model:
             return fresh
+    return None
+
+
+def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | None = None,
+                            progress: StageProgress | None = None) -> Path:
+    """The current retrieval index folder, rebuilt first when the ledger moved on (or the model changed)."""
+    fresh = fresh_retrieval_index(vault, embedder.name, generation)
+    if fresh is not None:
+        return fresh
+
     def write(folder: Path) -> None:
-        save(*build_retrieval_data(vault, embedder, folder), folder)
+        save(*build_retrieval_data(vault, embedder, folder, progress=progress), folder)
 
     return publish_index(index_dir(vault), RETRIEVAL_INDEX, write)

@@ -47,7 +47,7 @@ class EngramMagics(Magics):
         return d.message(f"vault: {engine.vault}" + (f" ({told})" if told else ""))
 
     def do_index(self, args: argparse.Namespace, _cell: str | None) -> d.View:
-        return d.index_view(self.session.engine.index(full=args.full, progress=True))
+        return d.index_view(self.session.engine.index(full=args.full, progress=True, warm=True))
 
     def do_status(self, _args: argparse.Namespace, _cell: str | None) -> d.View:
         return d.status_view(self.session.engine.status())

@@ -18,6 +18,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -31,7 +32,6 @@ from engram_lab.resolve.entities import EntityView, entity_view
 from engram_lab.resolve.evidence import Expansions, PairEvidence, score_pair
 from engram_lab.resolve.focus import entity_digests, moved_entities, record_digests
 from engram_lab.resolve.graphs import analysis_quads, overlay_quads
-from engram_lab.resolve.llm_judge import LLMJudge
 from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, pair_key, resolve_state
 from engram_lab.resolve.overlay import Pair as IriPair
 from engram_lab.resolve import names as nm
@@ -40,6 +40,9 @@ from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, op
 from engram_lab.state.decisions import DecisionLedger, machine_decision_id
 from engram_lab.state.lock import vault_write_lock
 from engram_lab.state.review import ReviewQueue, StoredCandidate
+
+if TYPE_CHECKING:  # the judge's module imports the openai client: only a run with a judge needs it
+    from engram_lab.resolve.llm_judge import LLMJudge
 
 RETRIEVAL_INDEX = "retrieval"  # the published retrieval index supplies label-embedding neighbours
 OVERLAY_DIGEST = "overlay_digest"  # meta key: the judgments the overlay graph was last written with

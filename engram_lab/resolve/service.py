@@ -14,7 +14,6 @@ from engram_lab.errors import EngramError
 from engram_lab.extract.kinds import compatible
 from engram_lab.graph.vocabulary import ENTITY_PREFIX, normalise_label
 from engram_lab.resolve.entities import EntityView
-from engram_lab.resolve.llm_judge import LLMJudge
 from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, resolve_state
 from engram_lab.resolve.run import AnalysisReport, analyse_vault, load_tables, refresh_projections
 from engram_lab.resolve.supersession import SUPERSESSION
@@ -140,5 +139,9 @@ def import_decisions(vault: Path, path: Path) -> dict[str, int]:
 def run_analysis(vault: Path, changed_docs: set[str] | None = None) -> AnalysisReport:
     """The analysis pass with the judge the vault's config asks for."""
     config = load_config(vault)
-    judge = LLMJudge(config.resolution.endpoint) if config.resolution.judge == "llm" else None
+    judge = None
+    if config.resolution.judge == "llm":
+        from engram_lab.resolve.llm_judge import LLMJudge  # imports the openai client
+
+        judge = LLMJudge(config.resolution.endpoint)
     return analyse_vault(vault, changed_docs=changed_docs, judge=judge)

@@ -9,7 +9,7 @@ same for every candidate, so it drops out of the ranking).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -40,11 +40,14 @@ def density_of(cosines: np.ndarray, k: int = DEFAULT_K) -> np.ndarray:
     return np.partition(cosines, -k, axis=1)[:, -k:].mean(axis=1)
 
 
-def local_density(vectors: np.ndarray, k: int = DEFAULT_K, batch: int = 1024) -> np.ndarray:
-    """Mean cosine of each row to its ``k`` nearest other rows (rows are unit vectors)."""
+def local_density(vectors: np.ndarray, k: int = DEFAULT_K, batch: int = 1024,
+                  on_block: Callable[[int], None] | None = None) -> np.ndarray:
+    """Mean cosine of each row to its ``k`` nearest other rows (rows are unit vectors); ``on_block(rows)`` after each block."""
     out = np.zeros(vectors.shape[0], dtype=np.float32)
     for start, _, cosines in nearest_neighbours(vectors, k, batch):
         out[start : start + cosines.shape[0]] = density_of(cosines, k)
+        if on_block is not None:
+            on_block(cosines.shape[0])
     return out
 
 

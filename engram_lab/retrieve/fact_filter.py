@@ -22,7 +22,6 @@ from pathlib import Path
 
 from engram_lab.config import RetrievalConfig, load_config
 from engram_lab.extract.llm.cache import ReplyCache, cache_key
-from engram_lab.extract.llm.client import ChatClient, LLMError
 from engram_lab.extract.llm.schema import ReplyError, parse_json_object
 from engram_lab.state.db import engram_dir
 
@@ -58,6 +57,8 @@ class LLMFactFilter:
     def __init__(self, config: RetrievalConfig, cache_dir: Path) -> None:
         self.candidates = config.candidates
         self.model = config.endpoint.model or "unknown"
+        from engram_lab.extract.llm.client import ChatClient  # the openai client: imported only when a filter is set
+
         self.client = ChatClient(config.endpoint)
         self.cache = ReplyCache(cache_dir / "llm")
         self.counts = FilterCounts()
@@ -73,6 +74,8 @@ class LLMFactFilter:
         messages = [{"role": "system", "content": _SYSTEM},
                     {"role": "user", "content": json.dumps({"question": question, "facts": numbered}, ensure_ascii=False)}]
         key = cache_key(FILTER_PROMPT_VERSION, self.model, messages)
+        from engram_lab.extract.llm.client import LLMError
+
         cached = (self.cache.get(key) or {}).get("text")
         try:
             if isinstance(cached, str):

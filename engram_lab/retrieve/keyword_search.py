@@ -29,35 +29,40 @@ class KeywordSearcher:
         """The ``k`` best notes, each by its best-scoring chunk (a note never takes two places)."""
         if not query.strip():
             raise EngramError("the query is empty")
-        best: dict[str, KeywordHit] = {}
-        for hit in self.index.search(query, max(k * CHUNKS_PER_RESULT, 50)):
-            best.setdefault(hit.key[0], hit)  # hits come best first
-            if len(best) >= k:
-                break
-        conn = open_ledger(self.vault)
-        try:
-            table = DocumentTable(conn)
-            results: list[SearchResult] = []
-            for hit in best.values():
-                doc_id, ordinal, _, start, end = hit.key
-                section = table.section(doc_id, ordinal)
-                row = table.by_id(doc_id)
-                if section is None or row is None:
-                    continue  # the ledger moved on after this index was published
-                results.append(
-                    SearchResult(
-                        rank=len(results) + 1,
-                        path=row.path,
-                        cell_id=section.cell_id,
-                        doc_id=doc_id,
-                        score=hit.score,
-                        span=(start, end),
-                        heading=section.heading,
-                        heading_path=section.heading_path,
-                        text=section.text[start - section.start : end - section.start],
-                        status=row.status,
-                    )
+        return keyword_results(self.vault, self.index, query, k)
+
+
+def keyword_results(vault: Path, index: KeywordIndex, query: str, k: int) -> list[SearchResult]:
+    """The ``k`` best notes by BM25 in ``index``, each by its best-scoring chunk, with spans read from the ledger."""
+    best: dict[str, KeywordHit] = {}
+    for hit in index.search(query, max(k * CHUNKS_PER_RESULT, 50)):
+        best.setdefault(hit.key[0], hit)  # hits come best first
+        if len(best) >= k:
+            break
+    conn = open_ledger(vault)
+    try:
+        table = DocumentTable(conn)
+        results: list[SearchResult] = []
+        for hit in best.values():
+            doc_id, ordinal, _, start, end = hit.key
+            section = table.section(doc_id, ordinal)
+            row = table.by_id(doc_id)
+            if section is None or row is None:
+                continue  # the ledger moved on after this index was published
+            results.append(
+                SearchResult(
+                    rank=len(results) + 1,
+                    path=row.path,
+                    cell_id=section.cell_id,
+                    doc_id=doc_id,
+                    score=hit.score,
+                    span=(start, end),
+                    heading=section.heading,
+                    heading_path=section.heading_path,
+                    text=section.text[start - section.start : end - section.start],
+                    status=row.status,
                 )
-            return results
-        finally:
-            conn.close()
+            )
+        return results
+    finally:
+        conn.close()

@@ -2,7 +2,11 @@
 
 The embedding model and the retrieval index load on the first search that
 needs them; ``auto`` never loads the model and uses whatever retrieval index was
-last published (so its answer may lag behind the notes, and says so).
+last published (so its answer may lag behind the notes, and says so). A search
+never rebuilds the retrieval index silently: ``engram index`` builds it; when it
+is behind the notes the other modes answer from it plus keyword hits for the
+changed notes (``retrieve.behind``), and only when there is none usable does a
+search build one, with a progress bar and a line saying why.
 """
 
 from __future__ import annotations
@@ -16,23 +20,26 @@ import numpy as np
 import polars as pl
 
 from engram_lab.errors import EngramError
-from engram_lab.index.derived import ledger_counters, refresh_keyword_index
-from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder
+from engram_lab.index.derived import ledger_counters, read_generation, refresh_keyword_index
+from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder, lazy_embedder
 from engram_lab.index.keyword import KeywordIndex
+from engram_lab.index.progress import MATRICES, StageProgress
 from engram_lab.index.retrieval_index import RetrievalData, load, published_retrieval_index, refresh_retrieval_index
+from engram_lab.retrieve.behind import ChangedNotes, behind_line, changed_notes, choose_index, merge_keyword_hits
 from engram_lab.retrieve.confidence import MatchSignals, confidence, match_signals
 from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.fact_filter import LLMFactFilter
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.hipporag2 import AnchorGraph, anchor_graph, hipporag2_rank
-from engram_lab.retrieve.keyword_search import KeywordSearcher
+from engram_lab.retrieve.keyword_search import KeywordSearcher, keyword_results
 from engram_lab.retrieve.lexical import LexicalMatcher
 from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges
 from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
 from engram_lab.retrieve.results import SearchResult, assemble_context
 from engram_lab.retrieve.scoring import FactSelector, Ranking, SeedScores, doc_max, rank, rrf_ranking, top_positive
 from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
-from engram_lab.state.db import engram_dir
+from engram_lab.state.db import engram_dir, open_ledger
+from engram_lab.state.documents import DocumentTable
 from engram_lab.vault.root import require_vault
 
 BM25_HITS = 200  # chunks BM25 ranks per query (``rrf`` fuses ranks, so it needs a ranked list, not just the best few)
@@ -59,12 +66,13 @@ class Searcher:
         if not (self.vault / ".engram" / "ledger.sqlite").exists():
             raise EngramError(f"{vault}: not indexed yet; run `engram index {vault}` first")
         self.embedder_factory = embedder_factory
+        self._lazy_embedder = lazy_embedder(embedder_factory)
         self.base = settings or RetrievalSettings()
         self.fact_filter = fact_filter
         if fact_filter is not None:  # how many candidates it sees is the vault's setting
             self.base = self.base.with_(fact_filter_candidates=fact_filter.candidates)
-        self._embedder: Embedder | None = None
         self._data: RetrievalData | None = None
+        self._behind: tuple[Path, int, ChangedNotes] | None = None  # (index folder, ledger generation, what differs)
         self._keyword: KeywordIndex | None = None
         self._keyword_folder: Path | None = None
         self._lexical: LexicalMatcher | None = None
@@ -84,15 +92,16 @@ class Searcher:
         return overlay_edges(self._data, self._current_overlay()) if self._data is not None else None
 
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = self.embedder_factory()
-        return self._embedder
+        """The query model, loaded on first use (its name is known before: checking an index loads nothing)."""
+        return self._lazy_embedder
 
-    def _load_data(self, allow_stale: bool, generation: int | None = None) -> RetrievalData | None:
+    def _load_data(self, allow_stale: bool, generation: int | None = None, notes: list[str] | None = None) -> RetrievalData | None:
+        """``notes`` receives the line saying why a search built the index, when it had to."""
         if allow_stale:
             folder = published_retrieval_index(self.vault, known=self._data.folder if self._data else None)
         else:
-            folder = refresh_retrieval_index(self.vault, self.embedder(), generation)
+            generation = ledger_counters(self.vault).sections if generation is None else generation
+            folder = self._index_for_embedding_search(generation, [] if notes is None else notes)
         if folder is None:
             return None
         if self._data is None or self._data.folder != folder:
@@ -102,6 +111,54 @@ class Searcher:
             if self._keyword_folder is None:
                 self._keyword = None
         return self._data
+
+    def _index_for_embedding_search(self, generation: int, notes: list[str]) -> Path:
+        """The fresh index, else the last published one (the search then says it is behind), else a new one, built
+        here with a progress bar because nothing can answer without it (the search says why)."""
+        choice = choose_index(self.vault, self.embedder().name, generation)
+        if choice.folder is not None:
+            return choice.folder
+        notes.append(f"built the retrieval index first ({choice.why_build}); `engram index` builds it ahead of searches")
+        with StageProgress() as bar:
+            return refresh_retrieval_index(self.vault, self.embedder(), generation, progress=bar)
+
+    def _changes_since(self, data: RetrievalData, generation: int) -> ChangedNotes | None:
+        """What differs between the loaded index and the ledger at ``generation`` (None when the index is current)."""
+        if read_generation(data.folder) == generation:
+            return None
+        if self._behind is None or self._behind[:2] != (data.folder, generation):
+            conn = open_ledger(self.vault)
+            try:
+                rows = DocumentTable(conn).all()
+            finally:
+                conn.close()
+            self._behind = (data.folder, generation, changed_notes(data.documents, rows))
+        return self._behind[2] or None
+
+    def prepare(self, mode: str = "full", progress: StageProgress | None = None) -> None:
+        """Load what a ``mode`` search needs from the current index (data, the walk's matrices, the name matcher), so
+        the first search after an index run in a long-lived process pays for none of it."""
+        counters = ledger_counters(self.vault)
+        settings = settings_for(mode, self.base)
+        data = self._load_data(allow_stale=not settings.needs_embeddings, generation=counters.sections, notes=[])
+        if data is None or data.n_passages == 0:
+            return
+        if progress is not None:
+            progress.stage(MATRICES, 2)
+        settings = settings.for_facts(data.facts_from_language_model)
+        if settings.use_ppr:
+            self._walk(data, settings, overlay=self._current_overlay(counters.overlay))
+        if progress is not None:
+            progress.advance()
+        self._lexical_matcher(data)
+        if progress is not None:
+            progress.advance()
+
+    def _lexical_matcher(self, data: RetrievalData) -> LexicalMatcher:
+        if self._lexical is None:
+            names, aliases = data.entities["name"].to_list(), data.entities["aliases"].to_list()
+            self._lexical = LexicalMatcher([[n, *(a or [])] for n, a in zip(names, aliases)])
+        return self._lexical
 
     def _anchor_index(self, data: RetrievalData) -> tuple[np.ndarray, AnchorGraph]:
         """HippoRAG 2's fact vectors (its own text form, cached on disk) and graph, built on the first hipporag2 search."""
@@ -151,7 +208,8 @@ class Searcher:
         chosen = settings or settings_for(mode, self.base)
         counters = ledger_counters(self.vault)  # one ledger read per search, shared by every index it consults
         overlay = self._current_overlay(counters.overlay)
-        data = None if mode == "keyword" else self._load_data(allow_stale=not chosen.needs_embeddings, generation=counters.sections)
+        notes: list[str] = []
+        data = None if mode == "keyword" else self._load_data(not chosen.needs_embeddings, counters.sections, notes)
         if mode == "auto":
             k = min(k, AUTO_MAX_RESULTS)
         if data is None or data.n_passages == 0:
@@ -165,9 +223,15 @@ class Searcher:
             signals = match_signals(self._keyword_searcher.index, query, results[0].text if results else None, None)
             return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started,
                                  confidence=confidence(signals), signals=signals)
-        notes: list[str] = []
         ranking = self._rank(data, query, mode, chosen, overlay, counters.sections, notes)
-        results = label_superseded(self._results(data, ranking, k), overlay)
+        changes = self._changes_since(data, counters.sections) if chosen.needs_embeddings else None
+        if changes is None:
+            results = self._results(data, ranking, k)
+        else:  # ranked with an index behind the notes: its stale notes out, the changed ones in by keywords
+            keyword = keyword_results(self.vault, self._keyword_index(counters.sections), query, max(2 * k, 20))
+            results = merge_keyword_hits(self._results(data, ranking, k + len(changes.stale)), keyword, changes, k)
+            notes.append(behind_line(changes))
+        results = label_superseded(results, overlay)
         seeds = sorted(_seed_entities(data, ranking), key=lambda i: -ranking.entity_scores[i] if ranking.entity_scores.size else 0)
         context = assemble(data, results, ranking.entity_scores, seeds)
         if mode == "auto":
@@ -202,10 +266,7 @@ class Searcher:
                     bm25[row] = hit.score
         lexical = {}
         if settings.lexical > 0:
-            if self._lexical is None:
-                names, aliases = data.entities["name"].to_list(), data.entities["aliases"].to_list()
-                self._lexical = LexicalMatcher([[n, *(a or [])] for n, a in zip(names, aliases)])
-            lexical = self._lexical.match(query, fuzzy=settings.lexical_fuzzy)
+            lexical = self._lexical_matcher(data).match(query, fuzzy=settings.lexical_fuzzy)
         entity_cos = data.entity_vectors @ q if q is not None and data.entity_vectors.size else None
         fact_cos = data.fact_vectors @ q if q is not None and data.fact_vectors.size else None
         if mode == "dense":

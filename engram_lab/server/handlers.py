@@ -141,22 +141,22 @@ class IndexJob:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.state: dict[str, Any] = {"running": False, "done": 0, "total": 0, "report": None, "error": None}
+        self.state: dict[str, Any] = {"running": False, "stage": None, "done": 0, "total": 0, "report": None, "error": None}
 
     def start(self, engine: Engine) -> dict[str, Any]:
         with self.lock:
             if self.state["running"]:
                 return dict(self.state)
-            self.state = {"running": True, "done": 0, "total": 0, "report": None, "error": None}
+            self.state = {"running": True, "stage": None, "done": 0, "total": 0, "report": None, "error": None}
         threading.Thread(target=self._run, args=(engine,), daemon=True).start()
         return dict(self.state)
 
     def _run(self, engine: Engine) -> None:
-        def progress(done: int, total: int) -> None:
-            self.state.update(done=done, total=total)
+        def progress(stage: str, done: int, total: int) -> None:
+            self.state.update(stage=stage, done=done, total=total)
 
         try:
-            report = engine.index(progress=False, on_progress=progress)
+            report = engine.index(progress=False, on_stage=progress, warm=True)
             self.state.update(report=_report_json(report))
         except EngramError as exc:
             self.state.update(error=str(exc))
@@ -166,14 +166,14 @@ class IndexJob:
 
 class IndexHandler(_Base):
     """POST runs an incremental index and answers with its report; ``?background=1`` answers at once
-    (202) and GET reports progress (done / total notes) until the report is there."""
+    (202) and GET reports progress (the stage, e.g. "embeddings: sections", and its done / total) until the report is there."""
 
     @tornado.web.authenticated
     async def post(self) -> None:
         if self.get_argument("background", "") in ("1", "true"):
             self.reply(self._job().start(self.engine), 202)
             return
-        report = await self.run(self.engine.index, progress=False)
+        report = await self.run(self.engine.index, progress=False, warm=True)
         self.reply(_report_json(report))
 
     @tornado.web.authenticated

@@ -1,0 +1,74 @@
+"""Engine.index builds every index a search reads, so the first search afterwards builds nothing and says nothing."""
+
+from __future__ import annotations
+
+from engram_lab.engine import Engine
+from engram_lab.index import progress as p
+from engram_lab.index.derived import ledger_counters
+from engram_lab.index.retrieval_index import fresh_retrieval_index
+from tests.retrieve.test_searcher import NOTES, BagOfWordsEmbedder
+
+
+class CountingEmbedder(BagOfWordsEmbedder):
+    """Records every text it is asked to encode."""
+
+    encoded: list[str] = []
+    loads = 0
+
+    def __init__(self):
+        CountingEmbedder.loads += 1
+
+    def encode(self, texts):
+        CountingEmbedder.encoded.extend(texts)
+        return super().encode(texts)
+
+
+def _engine(vault, write) -> Engine:
+    for name, text in NOTES.items():
+        write(name, text)
+    CountingEmbedder.encoded = []
+    return Engine(vault, embedder_factory=CountingEmbedder)
+
+
+def test_index_builds_the_retrieval_index_naming_each_stage(vault, write):
+    engine = _engine(vault, write)
+    heard: list[str] = []
+    engine.index(progress=False, on_stage=lambda stage, done, total: heard.append(stage))
+    stages = list(dict.fromkeys(heard))
+    assert stages == [p.READ_NOTES, p.KEYWORDS, p.EMBED_SECTIONS, p.EMBED_ENTITIES, p.EMBED_FACTS, p.NEIGHBOURS, p.ANALYSIS]
+    assert fresh_retrieval_index(vault, CountingEmbedder.name, ledger_counters(vault).sections) is not None
+
+    CountingEmbedder.encoded = []
+    outcome = engine.query("Where was the director of Blue Harbour born?", k=3)
+    assert outcome.notes == [] and CountingEmbedder.encoded == ["Where was the director of Blue Harbour born?"]
+    assert outcome.results[0].path == "film.md"
+
+
+def test_a_warm_index_run_also_builds_the_matrices(vault, write):
+    engine = _engine(vault, write)
+    heard: list[str] = []
+    engine.index(progress=False, on_stage=lambda stage, done, total: heard.append(stage), warm=True)
+    assert heard[-1] == p.MATRICES and engine.searcher.loaded_data is not None and engine.searcher._walks
+
+
+def test_an_edit_embeds_only_the_changed_texts(vault, write):
+    engine = _engine(vault, write)
+    engine.index(progress=False)
+    first = set(CountingEmbedder.encoded)
+    CountingEmbedder.encoded = []
+    write("city.md", "# Porto Velho\n\nPorto Velho is the capital of Rondonia.\n\nIt lies on the Madeira River.\n")
+    engine.index(progress=False)
+    again = set(CountingEmbedder.encoded)
+    assert again and not again & first  # only texts never embedded before
+    assert all("Blue Harbour" not in text and "Green Valley" not in text for text in again)
+
+
+def test_an_index_run_with_nothing_changed_loads_no_model(vault, write):
+    engine = _engine(vault, write)
+    engine.index(progress=False)
+    CountingEmbedder.loads = 0
+    Engine(vault, embedder_factory=CountingEmbedder).index(progress=False)
+    assert CountingEmbedder.loads == 0  # the index is current for this model's name: nothing to load
+    write("new.md", "# Red Canyon\n\nRed Canyon is a film.\n")
+    Engine(vault, embedder_factory=CountingEmbedder).index(progress=False)
+    assert CountingEmbedder.loads == 1
