@@ -16,6 +16,7 @@ from engram_lab.agent.reading import agent_context
 from engram_lab.engine import SEARCH_MODES, Engine
 from engram_lab.errors import EngramError
 from engram_lab.indexer import IndexReport
+from engram_lab.procedural.cli import add_memory_commands
 from engram_lab.retrieve.confidence import confidence_json, match_label
 from engram_lab.retrieve.results import search_payload, snippet
 from engram_lab.retrieve.searcher import SearchOutcome
@@ -157,6 +158,15 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.benchmark == "contamination":
+        from engram_lab.eval.contamination import run_contamination
+
+        run_contamination(args.out)
+        print((args.out / "report.md").read_text())
+        print(f"written: {args.out / 'report.json'}, {args.out / 'report.md'}")
+        return 0
+    if args.questions is None:
+        raise EngramError(f"eval {args.benchmark} needs --questions FILE")
     if args.config is not None:  # the user's own file, named here: the vault eval generates may use its endpoints
         from engram_lab.config import trust_config_file
 
@@ -386,9 +396,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="the model that produced the file (default: from the file name)")
     p.set_defaults(func=cmd_import_openie)
 
-    p = sub.add_parser("eval", help="evaluate retrieval: musique (passages, multi-hop) or vault (a real vault with questions)")
-    p.add_argument("benchmark", choices=["musique", "vault"])
-    p.add_argument("--questions", type=Path, required=True, help="musique: questions.json; vault: JSON lines with id, kind, question, gold")
+    p = sub.add_parser("eval", help="evaluate retrieval: musique (passages, multi-hop) or vault (a real vault with questions); "
+                                    "contamination: prompt-injection probes against the agent tools")
+    p.add_argument("benchmark", choices=["musique", "vault", "contamination"])
+    p.add_argument("--questions", type=Path, help="musique: questions.json; vault: JSON lines with id, kind, question, gold")
     p.add_argument("--corpus", type=Path, help="musique: the passages (corpus.json)")
     p.add_argument("--vault", type=Path, help="vault: the notes folder (mirrored into OUT/vault, never written to)")
     p.add_argument("--openie", type=Path, help="musique: index with these imported OpenIE triples instead of the heuristic extractor")
@@ -448,6 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_trust)
 
     add_agent_commands(sub)
+    add_memory_commands(sub)
 
     p = sub.add_parser("sample-vault", help="copy the bundled sample vault to DEST")
     p.add_argument("dest", type=Path)
