@@ -73,6 +73,7 @@ bench: $(VENV)/.test-installed
 # Both development sets: a real vault (rust-rfcs) and MuSiQue dev with the offline heuristic extractor and with
 # imported GPT-3.5 triples. Every retrieval default is chosen on both at once.
 eval: $(VENV)/.test-installed
+	$(BIN)/engram eval contamination --out .bench/eval-contamination
 	@if [ ! -f "$(SHARED_DATA)/questions.json" ] && [ ! -f "$(RUST_RFCS)/questions.jsonl" ]; then \
 		echo "make eval: neither $(SHARED_DATA) nor $(RUST_RFCS) found; nothing to evaluate" >&2; exit 1; fi
 	@if [ -f "$(RUST_RFCS)/questions.jsonl" ]; then $(BIN)/engram eval vault --vault "$(RUST_RFCS)/vault" \

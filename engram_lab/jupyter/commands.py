@@ -11,6 +11,7 @@ import shlex
 from typing import NoReturn
 
 from engram_lab.errors import EngramError
+from engram_lab.procedural.store import KINDS
 from engram_lab.retrieve.settings import MODES
 
 VERDICTS = ("same", "distinct", "broader", "narrower", "related")
@@ -61,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("b")
     p.add_argument("verdict", choices=VERDICTS)
     sub.add_parser("retract", help="undo a judgment or verdict").add_argument("decision_id")
+    p = sub.add_parser("memory", help="procedural memory: a panel (no action), or list | add TEXT | approve ID | retire ID")
+    p.add_argument("action", nargs="?", choices=("list", "add", "approve", "retire"))
+    p.add_argument("words", nargs="*", help="add: the text; approve, retire: the entry id")
+    p.add_argument("--kind", choices=KINDS, default="preference")
+    p.add_argument("--tainted", action="store_true", help="approve an entry written after reading untrusted content")
     p = sub.add_parser("provenance", help="provenance panel for a search result")
     _question(p)
     p.add_argument("--rank", type=int, default=1)
@@ -80,7 +86,7 @@ def parse(line: str) -> argparse.Namespace:
         raise UsageError(f"cannot read the arguments: {exc}") from None
     if not words:
         raise UsageError(build_parser().format_usage().strip() + "\ncommands: open index status search context show review "
-                         "sparql learn accept judge retract provenance activation export-graph")
+                         "sparql learn accept judge retract memory provenance activation export-graph")
     args = build_parser().parse_args(words)
     if getattr(args, "k", 1) < 1:
         raise UsageError("--k must be at least 1")

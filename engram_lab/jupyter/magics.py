@@ -98,6 +98,28 @@ class EngramMagics(Magics):
         engine = self.session.engine
         return ipywidgets.VBox([ResolutionReview(engine), SupersessionReview(engine), LearnedReview(engine)])
 
+    def do_memory(self, args: argparse.Namespace, _cell: str | None) -> Any:
+        from engram_lab.procedural.cli import describe
+        from engram_lab.procedural.store import MemoryStore
+
+        store = MemoryStore(self.session.engine.vault)
+        if args.action is None:
+            from engram_lab.jupyter.widgets import MemoryReview
+
+            return MemoryReview(self.session.engine)
+        if args.action == "list":
+            lines = [describe(e) for e in store.entries()] or ["no procedural memory entries"]
+            return d.View("\n".join(lines), "<br>".join(d.escape(line) for line in lines))
+        if not args.words:
+            raise UsageError(f"%engram memory {args.action} needs " + ("the text" if args.action == "add" else "an entry id"))
+        if args.action == "add":
+            entry = store.add(args.kind, " ".join(args.words), author="user", source="%engram memory add")
+        elif args.action == "approve":
+            entry = store.approve(args.words[0], by="user", tainted_ok=args.tainted)
+        else:
+            entry = store.retire(args.words[0], by="user")
+        return d.message(f"{args.action}: {describe(entry)}")
+
     def do_provenance(self, args: argparse.Namespace, _cell: str | None) -> Any:
         from engram_lab.jupyter.widgets import ProvenancePanel
 

@@ -14,6 +14,7 @@ import traitlets
 
 from engram_lab.engine import Engine
 from engram_lab.errors import EngramError
+from engram_lab.procedural.store import MemoryStore
 from engram_lab.resolve.service import candidate_id
 
 STATIC = Path(__file__).parent / "static"
@@ -166,3 +167,26 @@ class LearnedReview(_Queue):
     def act(self, action: str, item: dict[str, Any]) -> str:
         self.engine.accept_learned(item["path"])
         return f"accepted {item['path']}: edit its status in the note to take it back"
+
+
+class MemoryReview(_Queue):
+    """Procedural memory: pending entries to approve (tainted ones flagged), active ones to retire; undo restores."""
+
+    def __init__(self, engine: Engine, **kwargs: Any) -> None:
+        self.store = MemoryStore(engine.vault)
+        super().__init__(engine, kind="memory", title="Procedural memory", actions=["approve", "retire", "skip"], **kwargs)
+
+    def load(self) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self.store.entries() if e.status != "retired"]
+
+    def key(self, item: dict[str, Any]) -> str:
+        return str(item["id"])
+
+    def act(self, action: str, item: dict[str, Any]) -> str:
+        if action == "approve":  # the panel shows the taint beside the button
+            decided = self.store.approve(item["id"], by="user", tainted_ok=True)
+        else:
+            decided = self.store.retire(item["id"], by="user")
+        before = item["status"]
+        self._undo.append(lambda: f"{self.store.restore(decided, before, by='user').id} is {before} again")
+        return f"{action}d {decided.id}: {decided.text}"

@@ -15,6 +15,7 @@ const BODIES = {
   resolution: (item) => `<div><b>${esc(item.evidence.name_a)}</b> <span class="muted">(${esc(item.evidence.kind_a)})</span> ~ <b>${esc(item.evidence.name_b)}</b> <span class="muted">(${esc(item.evidence.kind_b)})</span></div>${evidence(item)}`,
   supersession: (item) => `<div class="side"><div><div class="muted">earlier · ${esc(item.earlier.date)}</div>${esc(item.earlier.text)}</div><div><div class="muted">later · ${esc(item.later.date)}</div>${esc(item.later.text)}</div></div><div class="muted">status ${esc(item.status)} · shared: ${esc((item.shared_subjects || []).join(", "))} ${esc((item.shared_words || []).join(", "))}</div>`,
   learned: (item) => `<div><b>${esc(item.path)}</b></div>`,
+  memory: (item) => `<div><b>${esc(item.kind)}</b> [${esc(item.status)}] ${esc(item.text)}</div><div class="muted">by ${esc(item.author)} · from ${esc(item.source)} · ${esc(item.created)}${item.tainted ? ` · <b>tainted</b>: read ${esc(item.tainted)}` : ""}</div>`,
 };
 
 function render({ model, el }) {
