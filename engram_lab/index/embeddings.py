@@ -52,11 +52,13 @@ class SentenceTransformerEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-QUERY_TEXTS = 8  # up to this many texts go through the numpy forward pass; more, through torch's batches
+# Up to this many words go through the numpy forward pass (about 500 words/s on one busy core); more, through
+# torch's batches, whose imports alone cost 6-8 s: a query, or a one-note edit's new texts, never pay for them.
+NUMPY_WORDS = 2000
 
 
 class PackagedMiniLM:
-    """The packaged model, two ways: a few texts (a query) by the numpy forward pass, which is ready in under a
+    """The packaged model, two ways: a few texts (a query, an edit) by the numpy forward pass, which is ready in under a
     second, and many (an index build) by sentence-transformers, whose imports alone take seconds (BENCHMARKS.md).
     Both give the same vectors (to 1e-6), so the cache and the index do not care which one encoded a text."""
 
@@ -68,7 +70,7 @@ class PackagedMiniLM:
         self._batched: SentenceTransformerEmbedder | None = None
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        if len(texts) > QUERY_TEXTS:
+        if sum(len(text.split()) for text in texts) > NUMPY_WORDS:
             if self._batched is None:
                 self._batched = SentenceTransformerEmbedder()
             return self._batched.encode(texts)
