@@ -22,7 +22,7 @@ from engram_lab.index.keyword import KeywordIndex, tokenize
 
 # Logistic coefficients (BENCHMARKS.md, "No good match"): intercept, vault coverage, best-passage coverage, cosine,
 # and a named thing the vault lacks (which alone pushes any query below NO_GOOD_MATCH).
-_BIAS, _VAULT, _PASSAGE, _COSINE, _MISSING = -4.0, 4.0, 2.0, 3.0, -6.0
+_BIAS, _VAULT, _PASSAGE, _COSINE, _MISSING = -3.0, 4.0, 2.0, 1.0, -6.0
 # Names a query asks about: `code`, "quoted", a capitalised run after a lower-case word, identifiers (a_b, A::b, wasip2).
 _NAMED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|(?<=[a-z,;] )([A-Z][\w-]*(?: [A-Z][\w-]*)*)|(?<![\w:-])([A-Za-z][\w:-]*?(?:_|::|\d)[\w:-]*\w)")
 _COSINE_WITHOUT_MODEL = 0.5  # stands in for the cosine where no model is loaded (keyword, auto)
