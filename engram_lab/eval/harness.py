@@ -67,7 +67,7 @@ def run_musique(questions_file: Path, corpus_file: Path, out: Path, modes: tuple
     note_of = {path: i for path, i in write_passage_vault(corpus, vault).items()}
     if settings_text is not None:
         (vault / CONFIG_FILE).write_text(settings_text, encoding="utf-8")
-    engine = Engine(vault)
+    engine = Engine(vault, embedder_factory=embedder_factory)
     started = time.perf_counter()
     if openie is not None:
         engine.import_openie(openie)
