@@ -28,6 +28,12 @@ fact_filter = "none"          # or "llm": a model keeps the candidate facts that
 candidates = 20               # facts shown to the filter (it keeps at most top_facts of them)
 base_url = "http://127.0.0.1:8000/v1"   # same endpoint keys as [extractor] (llm only)
 model = "qwen2.5-7b-instruct"
+
+[agent]                       # the model %%engram ask runs a turn with (tool calling)
+base_url = "http://127.0.0.1:8000/v1"   # same endpoint keys as [extractor]
+model = "qwen2.5-7b-instruct"
+permission = "ask"            # or "read-only", "accept-edits" (engram_lab.agent.modes)
+max_steps = 8                 # model calls in one turn before it stops without an answer
 ```
 
 Unknown keys are an error, so a typo never falls back to a default silently. Endpoint settings
@@ -80,6 +86,19 @@ class RetrievalConfig:
 
 
 @dataclass(frozen=True)
+class AgentConfig:
+    """The model ``%%engram ask`` talks to; off (``configured`` False) until base_url and model are set."""
+
+    endpoint: ExtractorConfig = field(default_factory=ExtractorConfig)
+    permission: str = "ask"
+    max_steps: int = 8
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.endpoint.base_url and self.endpoint.model)
+
+
+@dataclass(frozen=True)
 class VaultConfig:
     """Settings of one vault. ``owner`` is the author of notes without an ``author:`` key."""
 
@@ -90,6 +109,7 @@ class VaultConfig:
     extractor: ExtractorConfig = field(default_factory=ExtractorConfig)
     resolution: ResolutionConfig = field(default_factory=ResolutionConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
 
     @property
     def max_note_bytes(self) -> int:
@@ -100,7 +120,8 @@ class VaultConfig:
         whether hard-linked notes are read (the vault's author could otherwise link any file of the user's in)."""
         steps = {"extractor": (self.extractor.name == "llm", self.extractor),
                  "resolution": (self.resolution.judge == "llm", self.resolution.endpoint),
-                 "retrieval": (self.retrieval.fact_filter == "llm", self.retrieval.endpoint)}
+                 "retrieval": (self.retrieval.fact_filter == "llm", self.retrieval.endpoint),
+                 "agent": (self.agent.configured, self.agent.endpoint)}
         covered = {role: {"base_url": e.base_url or "", "api_key_env": e.api_key_env} for role, (on, e) in steps.items() if on}
         if self.allow_hard_links:
             covered[HARD_LINKS] = {"allow": "true"}
@@ -169,7 +190,7 @@ def parse_config_file(path: Path) -> VaultConfig:
         raise VaultError(f"{path}: not valid TOML: {exc}") from None
     except OSError as exc:
         raise VaultError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    _check_keys(path, "top level", raw, {"vault", "kinds", "extractor", "resolution", "retrieval"})
+    _check_keys(path, "top level", raw, {"vault", "kinds", "extractor", "resolution", "retrieval", "agent"})
     section = raw.get("vault", {})
     _check_keys(path, "vault", section, {"owner", "max_note_mb", "allow_hard_links"})
     if not isinstance(section.get("allow_hard_links", False), bool):
@@ -198,6 +219,7 @@ def parse_config_file(path: Path) -> VaultConfig:
         extractor=extractor_config,
         resolution=ResolutionConfig(*_llm_switch(path, "resolution", raw.get("resolution", {}), "judge", "judge")),
         retrieval=_retrieval_config(path, raw.get("retrieval", {})),
+        agent=_agent_config(path, raw.get("agent", {})),
     )
 
 
@@ -224,3 +246,26 @@ def _retrieval_config(path: Path, section: dict[str, Any]) -> RetrievalConfig:
     if not isinstance(candidates, int) or isinstance(candidates, bool) or not 1 <= candidates <= 200:
         raise VaultError(f"{path}: [retrieval] candidates must be a whole number from 1 to 200, got {candidates!r}")
     return RetrievalConfig(choice, candidates, endpoint)
+
+
+def _agent_config(path: Path, section: dict[str, Any]) -> AgentConfig:
+    """[agent]: an endpoint (on once base_url and model are both set), a permission mode and a step limit."""
+    if not section:
+        return AgentConfig()
+    from engram_lab.agent.modes import PERMISSION_NAMES  # here: the agent package imports this module
+
+    _check_keys(path, "agent", section, {"base_url", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s",
+                                         "permission", "max_steps"})
+    permission = section.get("permission", AgentConfig.permission)
+    if permission not in PERMISSION_NAMES:
+        raise VaultError(f"{path}: [agent] permission must be one of {', '.join(PERMISSION_NAMES)}, got {permission!r}")
+    steps = section.get("max_steps", AgentConfig.max_steps)
+    if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= 50:
+        raise VaultError(f"{path}: [agent] max_steps must be a whole number from 1 to 50, got {steps!r}")
+    try:
+        endpoint = ExtractorConfig(name="llm", **{k: val for k, val in section.items() if k not in ("permission", "max_steps")})
+    except TypeError as exc:
+        raise VaultError(f"{path}: [agent]: {exc}") from None
+    if bool(endpoint.base_url) != bool(endpoint.model):
+        raise VaultError(f"{path}: the agent needs both base_url and model in [agent]")
+    return AgentConfig(endpoint, permission, steps)

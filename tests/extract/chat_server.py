@@ -1,4 +1,5 @@
-"""A small OpenAI-compatible chat-completions server on 127.0.0.1 for tests: real HTTP, scripted replies."""
+"""A small OpenAI-compatible chat-completions server on 127.0.0.1 for tests: real HTTP, scripted replies
+(text, or tool calls for the agent loop)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ class Behaviour:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    tool_calls: list[tuple[str, dict[str, object]]] = field(default_factory=list)  # (tool name, arguments)
 
 
 def reply(text: str) -> Behaviour:
@@ -24,6 +26,18 @@ def reply(text: str) -> Behaviour:
 
 def reply_json(payload: dict[str, object]) -> Behaviour:
     return Behaviour(text=json.dumps(payload))
+
+
+def call_tools(*calls: tuple[str, dict[str, object]]) -> Behaviour:
+    return Behaviour(tool_calls=list(calls))
+
+
+def _message(behaviour: Behaviour, turn: int) -> dict[str, object]:
+    if not behaviour.tool_calls:
+        return {"role": "assistant", "content": behaviour.text}
+    return {"role": "assistant", "content": behaviour.text or None, "tool_calls": [
+        {"id": f"call-{turn}-{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+        for i, (name, args) in enumerate(behaviour.tool_calls)]}
 
 
 class ChatServer:
@@ -49,7 +63,8 @@ class ChatServer:
                     body = json.dumps({
                         "id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion", "created": 0,
                         "model": request.get("model"),
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": behaviour.text}, "finish_reason": "stop"}],
+                        "choices": [{"index": 0, "message": _message(behaviour, len(server.requests)),
+                                     "finish_reason": "tool_calls" if behaviour.tool_calls else "stop"}],
                         "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
                     })
                 try:
