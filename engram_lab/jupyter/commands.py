@@ -10,6 +10,7 @@ import argparse
 import shlex
 from typing import NoReturn
 
+from engram_lab.agent.modes import PERMISSION_NAMES
 from engram_lab.errors import EngramError
 from engram_lab.procedural.store import KINDS
 from engram_lab.retrieve.settings import MODES
@@ -67,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("words", nargs="*", help="add: the text; approve, retire: the entry id")
     p.add_argument("--kind", choices=KINDS, default="preference")
     p.add_argument("--tainted", action="store_true", help="approve an entry written after reading untrusted content")
+    p = sub.add_parser("ask", help="(cell magic) one turn of the [agent] model with the vault's tools; the cell is the question")
+    p.add_argument("question", nargs="*")
+    p.add_argument("--permission", choices=PERMISSION_NAMES, help="instead of [agent] permission in engram.toml")
     p = sub.add_parser("provenance", help="provenance panel for a search result")
     _question(p)
     p.add_argument("--rank", type=int, default=1)
@@ -86,7 +90,7 @@ def parse(line: str) -> argparse.Namespace:
         raise UsageError(f"cannot read the arguments: {exc}") from None
     if not words:
         raise UsageError(build_parser().format_usage().strip() + "\ncommands: open index status search context show review "
-                         "sparql learn accept judge retract memory provenance activation export-graph")
+                         "sparql learn accept judge retract memory ask provenance activation export-graph")
     args = build_parser().parse_args(words)
     if getattr(args, "k", 1) < 1:
         raise UsageError("--k must be at least 1")

@@ -120,6 +120,33 @@ class EngramMagics(Magics):
             entry = store.retire(args.words[0], by="user")
         return d.message(f"{args.action}: {describe(entry)}")
 
+    def do_ask(self, args: argparse.Namespace, cell: str | None) -> Any:
+        from IPython.display import display
+
+        from engram_lab.agent.chat import openai_chat
+        from engram_lab.agent.loop import run_turn
+        from engram_lab.agent.session import AgentSession
+        from engram_lab.config import load_config
+        from engram_lab.jupyter.ask_view import turn_view
+        from engram_lab.jupyter.widgets import AgentEdits
+
+        question = (cell or "").strip() or " ".join(args.question).strip()
+        if not question:
+            raise UsageError("%%engram ask takes the question in the cell body")
+        engine = self.session.engine
+        config = load_config(engine.vault).agent  # an untrusted [agent] endpoint is refused here
+        if not config.configured:
+            return d.message("no agent model configured (set base_url and model under [agent] in engram.toml); "
+                             f'%engram search "{question[:60]}" finds the passages without one', "warning")
+        session = AgentSession(engine.vault, args.permission or config.permission,
+                               actor=f"notebook:{config.endpoint.model}", _engine=engine)
+        turn = run_turn(session, question, openai_chat(config), max_steps=config.max_steps)
+        view = turn_view(turn, engine.vault)
+        if not (turn.written("pending") or turn.written("applied")):
+            return view
+        display(view)  # the answer as HTML, so its links open the note like search results' do
+        return AgentEdits(engine)
+
     def do_provenance(self, args: argparse.Namespace, _cell: str | None) -> Any:
         from engram_lab.jupyter.widgets import ProvenancePanel
 

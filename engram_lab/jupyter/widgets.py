@@ -12,6 +12,8 @@ from typing import Any
 import anywidget
 import traitlets
 
+from engram_lab.agent.checkpoints import list_checkpoints, rewind
+from engram_lab.agent.proposals import approve, list_proposals, reject
 from engram_lab.engine import Engine
 from engram_lab.errors import EngramError
 from engram_lab.procedural.store import MemoryStore
@@ -190,3 +192,40 @@ class MemoryReview(_Queue):
         before = item["status"]
         self._undo.append(lambda: f"{self.store.restore(decided, before, by='user').id} is {before} again")
         return f"{action}d {decided.id}: {decided.text}"
+
+
+class AgentEdits(_Queue):
+    """An agent's writes: proposals waiting for a person (their diffs, approve / reject) and the latest applied
+    writes (rewind). Approving applies the write with a checkpoint, which then shows here; undo rewinds it."""
+
+    CHECKPOINTS_SHOWN = 10
+
+    def __init__(self, engine: Engine, **kwargs: Any) -> None:
+        super().__init__(engine, kind="agent", title="Agent edits", actions=[], **kwargs)
+
+    def load(self) -> list[dict[str, Any]]:
+        vault = self.engine.vault
+        pending = [p.to_json() | {"item": "proposal", "actions": ["approve", "reject"]} for p in list_proposals(vault)]
+        applied = [c.to_json() | {"item": "checkpoint", "actions": ["rewind"]}
+                   for c in list_checkpoints(vault, self.CHECKPOINTS_SHOWN)]
+        return pending + applied
+
+    def key(self, item: dict[str, Any]) -> str:
+        return str(item["id"])
+
+    def act(self, action: str, item: dict[str, Any]) -> str:
+        vault = self.engine.vault
+        if action == "approve":
+            proposal, checkpoint, path = approve(vault, item["id"], by="user")
+            self.engine.index(progress=False)
+            self._undo.append(lambda: self._rewind(checkpoint.id))
+            return f"approved {proposal.id}: wrote {path} (checkpoint {checkpoint.id})"
+        if action == "reject":
+            reject(vault, item["id"], by="user")
+            return f"rejected {item['id']}: {item['path']} unchanged"
+        return self._rewind(item["id"])
+
+    def _rewind(self, checkpoint_id: str) -> str:
+        done = rewind(self.engine.vault, checkpoint_id, actor="user")
+        self.engine.index(progress=False)
+        return f"rewound {checkpoint_id}: restored {', '.join(f['path'] for f in done.files)} (checkpoint {done.id})"
