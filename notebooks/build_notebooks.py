@@ -36,7 +36,7 @@ NOTEBOOKS = {
                           "extracted from it, who wrote it and which extractor produced them."),
         new_code_cell('%engram provenance "Which sensors replaced the Halden CT-200, and why?"'),
         new_markdown_cell("## How activation spread\n\nSeeds (red rings), the nodes PageRank reached, edge types, and the winning passages (green)."),
-        new_code_cell('%engram activation "Who leads the data work at the Northern Estuary Research Institute?" --limit 120'),
+        new_code_cell('%engram activation "Which sensors replaced the Halden CT-200, and why?" --limit 120'),
         new_code_cell("%engram show AquaSense"),
         new_markdown_cell("## Review\n\nWhat the machine proposes (entity pairs, replaced decisions, learned notes) waits for a "
                           "person. A click writes the judgment to the ledger; *undo* retracts it."),
@@ -123,6 +123,44 @@ print(f"MuSiQue data at {DATA}: {'found' if present else 'not found; set ENGRAM_
     by_hop = pl.DataFrame([{"hop": hop, "mode": m, **v} for hop, modes in report["by_hop"].items() for m, v in modes.items()])
     display(by_hop.pivot(on="mode", index="hop", values="R@5"))
     display(SVG(filename=str(out / "all_at_10_by_hop.svg")))'''),
+    ],
+    "05-agent-loop.ipynb": [
+        new_markdown_cell("# The vault as an agent's memory\n\n`%%engram ask` runs one agent turn: the model searches, reads "
+                          "and proposes edits through the vault's tools, with the quick `auto` context and your procedural "
+                          "memory given to it as data. In `ask` mode (the default) an edit waits for you as a diff; an "
+                          "approved one is a checkpoint you can rewind."),
+        new_code_cell(SETUP + "\n%engram index"),
+        new_markdown_cell("The model: any OpenAI-compatible endpoint with tool calling (vLLM, llama.cpp, Ollama, OpenAI), "
+                          "named under `[agent]` in the vault's `engram.toml`. `$ENGRAM_AGENT_BASE_URL` and "
+                          "`$ENGRAM_AGENT_MODEL` choose it here (the tests point them at a scripted stand-in on 127.0.0.1). "
+                          "The endpoint counts only once you trust the vault: this cell does so only for an `[agent]` it "
+                          "wrote itself into a vault that named no other endpoint."),
+        new_code_cell('''from engram_lab.config import read_config, trust_vault
+
+config = VAULT / "engram.toml"
+text = config.read_text(encoding="utf-8") if config.exists() else ""
+if "[agent]" not in text:
+    if read_config(VAULT).endpoints():
+        print("This vault names other endpoints: add [agent] yourself (README) and run engram trust", VAULT)
+    else:
+        base_url = os.environ.get("ENGRAM_AGENT_BASE_URL", "http://127.0.0.1:11434/v1")
+        model = os.environ.get("ENGRAM_AGENT_MODEL", "qwen2.5:7b-instruct")
+        config.write_text(text + f'\\n[agent]\\nbase_url = "{base_url}"\\nmodel = "{model}"\\npermission = "ask"\\n', encoding="utf-8")
+        trust_vault(VAULT)
+print(config.read_text(encoding="utf-8"))'''),
+        new_markdown_cell("## Ask\n\nThe answer cites passages as `vault:PATH#START-END` links that open the note at the span "
+                          "(a citation of a note the turn never read is flagged). Below it, the *Agent edits* panel: "
+                          "the proposed diff with **approve** / **reject**, and, once approved, the checkpoint with **rewind**."),
+        new_code_cell("%%engram ask\nWhich sensors replaced the Halden CT-200, and why?"),
+        new_markdown_cell("Nothing touched the note: the edit is a pending proposal (also listed by `engram proposals VAULT`)."),
+        new_code_cell('''from engram_lab.agent.proposals import list_proposals
+
+for proposal in list_proposals(VAULT):
+    print(proposal.id, proposal.intent.kind, proposal.intent.path, "by", proposal.actor, "-", proposal.intent.why)
+    print(proposal.diff)'''),
+        new_markdown_cell("## Read-only\n\nThe permission mode is enforced by the tools, not by the prompt: in `read-only` the "
+                          "model is offered no write tool, and a write it calls anyway is refused (expand the tool calls)."),
+        new_code_cell("%%engram ask --permission read-only\nWhich sensors replaced the Halden CT-200, and why?"),
     ],
 }
 

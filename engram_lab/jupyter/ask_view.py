@@ -27,8 +27,15 @@ def _answer_html(answer: str, read: list[str], vault: Path) -> str:
     return f"<div style='white-space:pre-wrap'>{''.join(out)}</div>"
 
 
+def _short(value: Any, limit: int = 60) -> str:
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit - 1] + "…"
+    return json.dumps(value, ensure_ascii=False)[:limit + 20]
+
+
 def _call_line(tool: str, arguments: dict[str, Any], outcome: str) -> str:
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:60]}" for k, v in arguments.items() if k not in ("new_text", "content", "body"))
+    """``tool(arg=…) → outcome``; the text a write would put in a note is in the diff, not here."""
+    args = ", ".join(f"{k}={_short(v)}" for k, v in arguments.items() if k not in ("new_text", "content", "body"))
     return f"{tool}({args}) → {outcome}"
 
 
