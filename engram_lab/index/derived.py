@@ -2,9 +2,10 @@
 
 An index run only updates per-document state (ledger, graphs, tables), which
 keeps re-indexing one edited note cheap. Structures over the whole vault (BM25
-now, embeddings and the retrieval graph later) are rebuilt here, on the next
-search or right after ``engram index``, and published atomically with the
-generation they were built from.
+here, the retrieval index in ``retrieval_index``) are patched for the documents
+that moved since they were built (``index.changes``), or built whole when there
+is nothing to patch, and published atomically with the generation they reflect:
+a build killed midway leaves the last published folder in service.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from engram_lab.index.changes import chunks_of, document_changes, document_signatures
 from engram_lab.index.chunks import section_chunks
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
@@ -58,21 +60,30 @@ def current_if_fresh(vault: Path, name: str, generation: int | None = None) -> P
 
 
 def refresh_keyword_index(vault: Path, generation: int | None = None) -> Path:
-    """The current BM25 index folder, rebuilt first when the ledger moved on."""
+    """The current BM25 index folder, patched (or built, when there is none to patch) when the ledger moved on."""
     fresh = current_if_fresh(vault, KEYWORD_INDEX, generation)
     if fresh is not None and KeywordIndex.is_current(fresh):
         return fresh
+    previous_folder = current_index_dir(index_dir(vault), KEYWORD_INDEX)
+    previous = KeywordIndex.load(previous_folder) if previous_folder and KeywordIndex.is_current(previous_folder) else None
     conn = open_ledger(vault)
     try:
         table = DocumentTable(conn)
         generation = table.generation()
-        titles = {row.doc_id: row.title or row.path for row in table.all()}
-        sections = table.sections()
+        rows = table.all()
+        signatures = document_signatures(rows)
+        changes = document_changes(previous.documents, signatures) if previous is not None else None
+        patch = changes is not None and changes.worth_patching(len(rows))
+        chunks = chunks_of(table, changes.changed) if patch and changes else section_chunks(table.sections())
     finally:
         conn.close()
-    chunks = section_chunks(sections)
+    titles = {row.doc_id: row.title or row.path for row in rows}
     texts = [f"{titles.get(c.doc_id, '')}\n{' > '.join(c.heading_path)}\n{c.text}" for c in chunks]
-    index = KeywordIndex.build(texts, [(c.doc_id, c.ordinal, c.piece, c.start, c.end) for c in chunks])
+    keys = [(c.doc_id, c.ordinal, c.piece, c.start, c.end) for c in chunks]
+    if patch and previous is not None and changes is not None:
+        index = previous.patched(changes.touched, texts, keys, signatures)
+    else:
+        index = KeywordIndex.build(texts, keys, signatures)
 
     def write(folder: Path) -> None:
         index.save(folder)

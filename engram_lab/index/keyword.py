@@ -1,19 +1,20 @@
-"""BM25 over sections (bm25s with English stemming and stop words)."""
+"""BM25 over chunks (bm25s's tokenizer with English stemming and stop words; scores from ``index.bm25``)."""
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import bm25s
+import numpy as np
 import Stemmer
 
+from engram_lab.index.bm25 import TermCounts, idf
+
 KEYS_FILE = "keys.json"
-PARAMS_FILE = "params.index.json"  # written by bm25s when there is something to index
-KEYS_FORMAT = 3  # 3: chunk keys (doc_id, ordinal, piece, start, end), versions one token; older folders are rebuilt
+KEYS_FORMAT = 4  # 4: term counts (index.bm25) and document signatures, patched per edit; older folders are rebuilt
 
 
 @lru_cache(maxsize=1)
@@ -41,31 +42,43 @@ class KeywordHit:
 
 
 class KeywordIndex:
-    """A BM25 index whose rows are identified by chunk keys."""
+    """A BM25 index whose rows are identified by chunk keys, in (document, section, piece) order.
 
-    def __init__(self, retriever: bm25s.BM25 | None, keys: list[ChunkKey]) -> None:
-        self._retriever = retriever
+    ``documents``: each indexed document's signature (``index.changes``), so the next build patches only the
+    documents that moved.
+    """
+
+    def __init__(self, counts: TermCounts, keys: list[ChunkKey], documents: dict[str, str] | None = None) -> None:
+        self._counts = counts
         self.keys = keys
+        self.documents = documents or {}
 
     @classmethod
-    def build(cls, texts: list[str], keys: list[ChunkKey]) -> KeywordIndex:
+    def build(cls, texts: list[str], keys: list[ChunkKey], documents: dict[str, str] | None = None) -> KeywordIndex:
         if len(texts) != len(keys):
             raise ValueError("texts and keys must align")
-        tokens = tokenize(texts)
-        if not any(tokens):  # nothing but stop words and one-letter words: nothing to rank
-            return cls(None, keys)
-        retriever = bm25s.BM25()
-        retriever.index(tokens, show_progress=False)
-        return cls(retriever, keys)
+        return cls(TermCounts.from_tokens(tokenize(texts) if texts else []), keys, documents)
+
+    def patched(self, redone: set[str] | frozenset[str], texts: list[str], keys: list[ChunkKey],
+                documents: dict[str, str]) -> KeywordIndex:
+        """This index with the chunks of the ``redone`` documents replaced by ``texts``/``keys`` (theirs now; none for
+        a deleted document): only those are tokenised. Equal to a build over every chunk, in the same row order."""
+        if len(texts) != len(keys):
+            raise ValueError("texts and keys must align")
+        keep = np.fromiter((key[0] not in redone for key in self.keys), dtype=bool, count=len(self.keys))
+        merged = [key for key, kept in zip(self.keys, keep) if kept] + keys
+        order = np.array(sorted(range(len(merged)), key=lambda i: merged[i][:3]), dtype=np.int64)
+        counts = self._counts.patched(keep, tokenize(texts) if texts else [], order)
+        return KeywordIndex(counts, [merged[i] for i in order], documents)
 
     def save(self, folder: Path) -> None:
-        if self._retriever is not None:
-            self._retriever.save(str(folder))
-        (folder / KEYS_FILE).write_text(json.dumps({"format": KEYS_FORMAT, "keys": self.keys}), encoding="utf-8")
+        self._counts.save(folder)
+        (folder / KEYS_FILE).write_text(json.dumps({"format": KEYS_FORMAT, "keys": self.keys, "documents": self.documents}),
+                                        encoding="utf-8")
 
     @staticmethod
     def is_current(folder: Path) -> bool:
-        """Whether this version wrote the index in ``folder`` (sections before chunks are rebuilt)."""
+        """Whether this version wrote the index in ``folder`` (older layouts are rebuilt)."""
         try:
             saved = json.loads((folder / KEYS_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -76,37 +89,29 @@ class KeywordIndex:
     def load(cls, folder: Path) -> KeywordIndex:
         saved = json.loads((folder / KEYS_FILE).read_text(encoding="utf-8"))
         keys = [(str(d), int(o), int(p), int(a), int(b)) for d, o, p, a, b in saved["keys"]]
-        retriever = bm25s.BM25.load(str(folder)) if (folder / PARAMS_FILE).exists() else None
-        return cls(retriever, keys)
+        return cls(TermCounts.load(folder), keys, dict(saved.get("documents", {})))
 
     def query_terms(self, query: str) -> list[tuple[str, float]]:
         """The query's index terms (stemmed, stop words out), each with its IDF here; a term no chunk holds gets the
         largest IDF there can be, since it is rarer than any term the vault has."""
         terms = tokenize([query])[0] if query.strip() else []
         n = len(self.keys)
-        out = []
-        for term in dict.fromkeys(terms):
-            df = self._frequency(term)
-            out.append((term, math.log(1 + (n - df + 0.5) / (df + 0.5))))
-        return out
+        return [(term, float(idf(self._counts.frequency(term), n))) for term in dict.fromkeys(terms)]
 
     def holds(self, term: str) -> bool:
         """Whether some chunk holds this (already tokenised) term."""
-        return self._frequency(term) > 0
+        return self._counts.frequency(term) > 0
 
-    def _frequency(self, term: str) -> int:
-        if self._retriever is None:
-            return 0
-        token = self._retriever.vocab_dict.get(term)
-        if token is None:
-            return 0
-        pointers = self._retriever.scores["indptr"]
-        return int(pointers[token + 1] - pointers[token])
+    def scores(self, query: str) -> np.ndarray:
+        """Every chunk's BM25 score for ``query`` (row i is ``keys[i]``)."""
+        tokens = tokenize([query]) if query.strip() else [[]]
+        return self._counts.scores(tokens[0])
 
     def search(self, query: str, k: int) -> list[KeywordHit]:
-        """Top ``k`` sections with a positive score; no match gives an empty list, never filler."""
-        tokens = tokenize([query])
-        if self._retriever is None or not tokens or not tokens[0] or k <= 0:
+        """Top ``k`` chunks with a positive score (ties in row order); no match gives an empty list, never filler."""
+        if k <= 0 or not self.keys:
             return []
-        ids, scores = self._retriever.retrieve(tokens, k=min(k, len(self.keys)), show_progress=False)
-        return [KeywordHit(self.keys[int(i)], float(s)) for i, s in zip(ids[0], scores[0]) if s > 0]
+        scores = self.scores(query)
+        positive = np.flatnonzero(scores > 0)
+        best = positive[np.argsort(-scores[positive], kind="stable")[:k]]
+        return [KeywordHit(self.keys[int(i)], float(scores[i])) for i in best]
