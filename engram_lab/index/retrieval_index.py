@@ -4,13 +4,17 @@ Built from the ledger (sections) and the Parquet tables (entities, relations,
 mentions), published atomically with the ledger generation it reflects. Nodes of
 the graph are entities and passages (one passage node per document; its
 sections are what dense and BM25 seeding score).
+
+After an edit the previous index is patched, not rebuilt: unchanged documents keep
+their chunk rows, unchanged texts their vectors, and each kind's neighbour lists
+(densities, synonym pairs) are patched for the rows that moved (``neighbour_lists``).
+Entities, facts and edges are regrouped from the tables each time (polars, cheap).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -20,18 +24,21 @@ import polars as pl
 
 from engram_lab.extract.openie import IMPORT_PREFIX
 from engram_lab.graph import vocabulary as v
-from engram_lab.index.chunks import section_chunks
+from engram_lab.index.changes import DocumentChanges, chunks_of, document_changes, signature
+from engram_lab.index.chunks import Chunk, section_chunks
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
+from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists
 from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, NEIGHBOURS, StageProgress
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.tables import TABLES_DIR, TableStore
-from engram_lab.retrieve.csls import DEFAULT_K, density_of, local_density, nearest_neighbours
+from engram_lab.index.vector_reuse import reuse_vectors
+from engram_lab.retrieve.csls import DEFAULT_K
 from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 10  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 11  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -41,7 +48,7 @@ class RetrievalData:
 
     folder: Path
     model: str
-    documents: pl.DataFrame  # doc_id, path, title, status, extractor, content_hash (row i = passage node i)
+    documents: pl.DataFrame  # doc_id, path, title, status, extractor, content_hash, signature (row i = passage node i)
     sections: pl.DataFrame  # passages: chunks of sections (index.chunks); doc_id, ordinal, piece, doc_index, cell_id, heading, heading_path, start, end, text
     entities: pl.DataFrame  # entity_iri, name, kind, labels (names and aliases), passages (count)
     facts: pl.DataFrame  # subject, object (entity indices), predicate, text, doc_ids
@@ -53,6 +60,9 @@ class RetrievalData:
     fact_vectors: np.ndarray
     fact_density: np.ndarray
     synonym_pairs: pl.DataFrame  # a, b (entity indices), cosine: nearest neighbours above the lowest threshold in use
+    section_lists: NeighbourLists  # what the densities and synonym pairs come from, kept for the next patch
+    entity_lists: NeighbourLists
+    fact_lists: NeighbourLists
 
     @property
     def n_passages(self) -> int:
@@ -141,32 +151,52 @@ def is_language_model(extractor: str | None) -> bool:
     return extractor is not None and (extractor == "llm" or extractor.startswith(IMPORT_PREFIX))
 
 
-def _section_frame(vault: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
+_SECTION_SCHEMA = {"doc_id": pl.String, "ordinal": pl.Int64, "piece": pl.Int64, "doc_index": pl.Int64, "cell_id": pl.String,
+                   "heading": pl.String, "heading_path": pl.String, "start": pl.Int64, "end": pl.Int64, "text": pl.String}
+
+
+def _chunk_rows(chunks: list[Chunk]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"doc_id": [c.doc_id for c in chunks], "ordinal": [c.ordinal for c in chunks], "piece": [c.piece for c in chunks],
+         "doc_index": [0] * len(chunks), "cell_id": [c.cell_id for c in chunks], "heading": [c.heading for c in chunks],
+         "heading_path": [" > ".join(c.heading_path) for c in chunks], "start": [c.start for c in chunks],
+         "end": [c.end for c in chunks], "text": [c.text for c in chunks]},
+        schema=_SECTION_SCHEMA,
+    )
+
+
+def _section_frame(vault: Path, previous: RetrievalData | None) -> tuple[pl.DataFrame, pl.DataFrame, int, bool]:
+    """Documents and chunk rows as the ledger holds them now, and whether they were patched from ``previous``
+    (only the changed documents' sections read and chunked) rather than read whole."""
     conn = open_ledger(vault)
     try:
         table = DocumentTable(conn)
         generation = table.generation()
         rows = table.all()
-        sections = section_chunks(table.sections())
+        now = {row.doc_id: signature(row) for row in rows}
+        changes: DocumentChanges | None = None
+        if previous is not None and "signature" in previous.documents.columns:
+            before = dict(zip(previous.documents["doc_id"].to_list(), previous.documents["signature"].to_list()))
+            changes = document_changes(before, now)
+            if not changes.worth_patching(len(rows)):
+                changes = None
+        chunks = chunks_of(table, changes.changed) if changes is not None else section_chunks(table.sections())
     finally:
         conn.close()
     documents = pl.DataFrame(
         {"doc_id": [r.doc_id for r in rows], "path": [r.path for r in rows], "title": [r.title or r.path for r in rows],
          "status": [r.status for r in rows], "extractor": [r.extractor for r in rows],
-         "content_hash": [r.content_hash for r in rows]},
+         "content_hash": [r.content_hash for r in rows], "signature": [now[r.doc_id] for r in rows]},
         schema={"doc_id": pl.String, "path": pl.String, "title": pl.String, "status": pl.String, "extractor": pl.String,
-                "content_hash": pl.String},
+                "content_hash": pl.String, "signature": pl.String},
     )
-    position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
-    frame = pl.DataFrame(
-        {"doc_id": [s.doc_id for s in sections], "ordinal": [s.ordinal for s in sections], "piece": [s.piece for s in sections],
-         "doc_index": [position[s.doc_id] for s in sections], "cell_id": [s.cell_id for s in sections],
-         "heading": [s.heading for s in sections], "heading_path": [" > ".join(s.heading_path) for s in sections],
-         "start": [s.start for s in sections], "end": [s.end for s in sections], "text": [s.text for s in sections]},
-        schema={"doc_id": pl.String, "ordinal": pl.Int64, "piece": pl.Int64, "doc_index": pl.Int64, "cell_id": pl.String, "heading": pl.String,
-                "heading_path": pl.String, "start": pl.Int64, "end": pl.Int64, "text": pl.String},
-    )
-    return documents, frame, generation
+    frame = _chunk_rows(chunks)
+    if changes is not None and previous is not None:
+        kept = previous.sections.filter(~pl.col("doc_id").is_in(list(changes.touched)))
+        frame = pl.concat([kept, frame], how="vertical").sort(["doc_id", "ordinal", "piece"], maintain_order=True)
+    position = pl.DataFrame({"doc_id": documents["doc_id"], "doc_index": pl.int_range(documents.height, eager=True)})
+    frame = frame.drop("doc_index").join(position, on="doc_id", how="left", maintain_order="left").select(list(_SECTION_SCHEMA))
+    return documents, frame, generation, changes is not None
 
 
 def _plain(text: str) -> str:
@@ -192,36 +222,25 @@ def passage_text(title: str, text: str) -> str:
     return f"{title}\n{text}"
 
 
-def entity_neighbourhoods(vectors: np.ndarray, threshold: float, k: int = SYNONYM_NEIGHBOURS,
-                          on_block: Callable[[int], None] | None = None) -> tuple[np.ndarray, pl.DataFrame]:
-    """Each entity's local density, and the pairs (a < b) among each row's ``k`` nearest neighbours with cosine >= ``threshold``.
+def synonym_frame(lists: NeighbourLists, threshold: float) -> pl.DataFrame:
+    """Entity pairs (a < b) among each other's nearest neighbours with cosine >= ``threshold``."""
+    a, b, cosine = lists.pairs_above(threshold)
+    return pl.DataFrame({"a": a, "b": b, "cosine": cosine}, schema={"a": pl.Int64, "b": pl.Int64, "cosine": pl.Float64})
 
-    Both come from one pass over the similarities (it dominates the index time after the model itself).
-    ``on_block(rows)``: called after each block of rows, for progress.
-    """
-    density = np.zeros(vectors.shape[0], dtype=np.float32)
-    a_parts, b_parts, cos_parts = [], [], []
-    for start, nearest, cosines in nearest_neighbours(vectors, max(k, DEFAULT_K)):
-        density[start : start + cosines.shape[0]] = density_of(cosines)
-        rows, cols = np.nonzero(cosines >= threshold)
-        first, second = rows + start, nearest[rows, cols]
-        a_parts.append(np.minimum(first, second))
-        b_parts.append(np.maximum(first, second))
-        cos_parts.append(cosines[rows, cols].astype(np.float64))
-        if on_block is not None:
-            on_block(cosines.shape[0])
-    frame = pl.DataFrame(
-        {"a": np.concatenate(a_parts) if a_parts else [], "b": np.concatenate(b_parts) if b_parts else [],
-         "cosine": np.concatenate(cos_parts) if cos_parts else []},
-        schema={"a": pl.Int64, "b": pl.Int64, "cosine": pl.Float64},
-    )
-    return density, frame.unique(["a", "b"]).sort(["a", "b"])
+
+def _passage_texts(documents: pl.DataFrame, sections: pl.DataFrame) -> list[str]:
+    titles = dict(zip(documents["doc_id"].to_list(), documents["title"].to_list()))
+    return [passage_text(titles[d], t) for d, t in zip(sections["doc_id"].to_list(), sections["text"].to_list())]
 
 
 def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_floor: float = 0.75,
-                         progress: StageProgress | None = None) -> tuple[RetrievalData, int]:
-    """The data, and the ledger generation it was read at; ``progress`` is told each stage (embeddings, neighbours)."""
-    documents, sections, generation = _section_frame(vault)
+                         progress: StageProgress | None = None,
+                         previous: RetrievalData | None = None) -> tuple[RetrievalData, int]:
+    """The data, and the ledger generation it was read at; ``progress`` is told each stage (embeddings, neighbours).
+
+    ``previous``: the last published index (same model and layout), patched when few documents moved.
+    """
+    documents, sections, generation, patched = _section_frame(vault, previous)
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
     indexed = set(documents.filter(pl.col("status") == "indexed")["doc_id"].to_list())
     position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
@@ -255,34 +274,53 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
         .sort(["s", "predicate", "o"])
     )
 
+    texts = {"section": _passage_texts(documents, sections), "entity": entities["name"].to_list(), "fact": facts["text"].to_list()}
+    before = _previous_texts(previous) if patched and previous is not None else None
+    vectors, origins = {}, {}
     cache = EmbeddingCache(engram_dir(vault) / "vectors" / "cache.sqlite")
     try:
-        titles = dict(zip(documents["doc_id"].to_list(), documents["title"].to_list()))
-        section_texts = [passage_text(titles[d], t) for d, t in zip(sections["doc_id"].to_list(), sections["text"].to_list())]
-        section_vectors = _embed_stage(cache, embedder, section_texts, EMBED_SECTIONS, progress)
-        entity_vectors = _embed_stage(cache, embedder, entities["name"].to_list(), EMBED_ENTITIES, progress)
-        fact_vectors = _embed_stage(cache, embedder, facts["text"].to_list(), EMBED_FACTS, progress)
+        for kind, stage in (("section", EMBED_SECTIONS), ("entity", EMBED_ENTITIES), ("fact", EMBED_FACTS)):
+            def embed(part: list[str], stage: str = stage) -> np.ndarray:
+                return _embed_stage(cache, embedder, part, stage, progress)
+
+            if before is None or previous is None:
+                vectors[kind], origins[kind] = embed(texts[kind]), None
+            else:
+                vectors[kind], origins[kind] = reuse_vectors(texts[kind], before[kind], getattr(previous, f"{kind}_vectors"), embed)
     finally:
         cache.close()
 
     edges = _edges(documents, facts, raw_entities, relations, entity_index, position, entities["name"].to_list())
     if progress is not None:
-        progress.stage(NEIGHBOURS, len(section_vectors) + len(entity_vectors) + len(fact_vectors))
+        progress.stage(NEIGHBOURS, sum(len(v) for v in vectors.values()))
     tick = progress.advance if progress is not None else None
-    entity_density, synonym_pairs = entity_neighbourhoods(entity_vectors, synonym_floor, on_block=tick)
-    section_density = local_density(section_vectors, on_block=tick)
-    fact_density = local_density(fact_vectors, on_block=tick)
+    lists = {}
+    for kind, k in (("section", DEFAULT_K), ("entity", max(SYNONYM_NEIGHBOURS, DEFAULT_K)), ("fact", DEFAULT_K)):
+        origin = origins[kind]
+        if origin is None or previous is None:
+            lists[kind] = build_neighbour_lists(vectors[kind], k, on_block=tick)
+        else:
+            lists[kind] = patch_neighbour_lists(getattr(previous, f"{kind}_lists"), origin, vectors[kind])
+            if tick is not None:
+                tick(len(vectors[kind]))
     data = RetrievalData(
         folder=folder, model=embedder.name, documents=documents, sections=sections,
         entities=entities.select("entity_iri", "name", "kind", "aliases", "passages", "doc_ids"),
         facts=facts.select("s", "o", "predicate", "predicate_iri", "text", "anchor_text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
         edges=edges,
-        section_vectors=section_vectors, section_density=section_density,
-        entity_vectors=entity_vectors, entity_density=entity_density,
-        fact_vectors=fact_vectors, fact_density=fact_density,
-        synonym_pairs=synonym_pairs,
+        section_vectors=vectors["section"], section_density=lists["section"].densities(),
+        entity_vectors=vectors["entity"], entity_density=lists["entity"].densities(),
+        fact_vectors=vectors["fact"], fact_density=lists["fact"].densities(),
+        synonym_pairs=synonym_frame(lists["entity"], synonym_floor),
+        section_lists=lists["section"], entity_lists=lists["entity"], fact_lists=lists["fact"],
     )
     return data, generation
+
+
+def _previous_texts(previous: RetrievalData) -> dict[str, list[str]]:
+    """What ``previous`` embedded, per kind, in row order (to match against the texts now)."""
+    return {"section": _passage_texts(previous.documents, previous.sections), "entity": previous.entities["name"].to_list(),
+            "fact": previous.facts["text"].to_list()}
 
 
 def _embed_stage(cache: EmbeddingCache, embedder: Embedder, texts: list[str], stage: str,
@@ -342,6 +380,7 @@ def _edges(documents, facts, raw_entities, relations, entity_index, position, en
 
 _FRAMES = ("documents", "sections", "entities", "facts", "edges", "synonym_pairs")
 _ARRAYS = ("section_vectors", "section_density", "entity_vectors", "entity_density", "fact_vectors", "fact_density")
+_LISTS = ("section_lists", "entity_lists", "fact_lists")
 
 
 def save(data: RetrievalData, generation: int, folder: Path) -> None:
@@ -349,6 +388,10 @@ def save(data: RetrievalData, generation: int, folder: Path) -> None:
         getattr(data, name).write_parquet(folder / f"{name}.parquet")
     for name in _ARRAYS:
         np.save(folder / f"{name}.npy", getattr(data, name))
+    for name in _LISTS:
+        lists = getattr(data, name)
+        np.save(folder / f"{name}.indices.npy", lists.indices)
+        np.save(folder / f"{name}.cosines.npy", lists.cosines)
     (folder / "meta.json").write_text(json.dumps({"format": INDEX_FORMAT, "model": data.model, "dimension": int(data.entity_vectors.shape[1]) if data.entity_vectors.size else None}))
     (folder / GENERATION_FILE).write_text(str(generation))
 
@@ -357,7 +400,9 @@ def load(folder: Path) -> RetrievalData:
     meta = json.loads((folder / "meta.json").read_text())
     frames = {name: pl.read_parquet(folder / f"{name}.parquet") for name in _FRAMES}
     arrays = {name: np.load(folder / f"{name}.npy") for name in _ARRAYS}
-    return RetrievalData(folder=folder, model=meta["model"], **frames, **arrays)
+    lists = {name: NeighbourLists(np.load(folder / f"{name}.indices.npy", mmap_mode="r"),
+                                  np.load(folder / f"{name}.cosines.npy", mmap_mode="r")) for name in _LISTS}
+    return RetrievalData(folder=folder, model=meta["model"], **frames, **arrays, **lists)
 
 
 def _meta(folder: Path) -> dict[str, object]:
@@ -401,12 +446,15 @@ def fresh_retrieval_index(vault: Path, model: str, generation: int | None = None
 
 def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | None = None,
                             progress: StageProgress | None = None) -> Path:
-    """The current retrieval index folder, rebuilt first when the ledger moved on (or the model changed)."""
+    """The current retrieval index folder, patched from the last published one when the ledger moved on (rebuilt
+    when there is none of this layout and model, or many notes changed)."""
     fresh = fresh_retrieval_index(vault, embedder.name, generation)
     if fresh is not None:
         return fresh
+    last = published_retrieval_index(vault)
+    previous = load(last) if last is not None and index_model(last) == embedder.name else None
 
     def write(folder: Path) -> None:
-        save(*build_retrieval_data(vault, embedder, folder, progress=progress), folder)
+        save(*build_retrieval_data(vault, embedder, folder, progress=progress, previous=previous), folder)
 
     return publish_index(index_dir(vault), RETRIEVAL_INDEX, write)

@@ -1,0 +1,124 @@
+"""Each vector's ``k`` nearest other vectors, kept so that an edit patches them instead of recomputing all.
+
+A local density (CSLS) is the mean of a row's top cosines and a synonym pair is a
+top-list entry above a threshold, so both follow from these lists. After an edit,
+a row whose vector is new or changed gets its list from one product with every
+vector; any other row can only gain new rows in its list (one product of all
+vectors with the new ones finds them), except that a row which had a removed
+vector in its list must be recomputed, since what comes after its last entry
+was not kept. Lists are padded with index -1 and cosine -inf where fewer than
+``k`` other rows exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from engram_lab.retrieve.csls import DEFAULT_K, nearest_neighbours
+
+BATCH = 1024
+
+
+@dataclass(frozen=True)
+class NeighbourLists:
+    """Row i's ``k`` nearest other rows (``indices``, -1 padded) and their cosines (-inf padded), best first."""
+
+    indices: np.ndarray  # int64, n x k
+    cosines: np.ndarray  # float32, n x k
+
+    @property
+    def k(self) -> int:
+        return int(self.indices.shape[1])
+
+    def densities(self, k: int = DEFAULT_K) -> np.ndarray:
+        """Mean cosine of each row's ``k`` nearest rows (all it has, when fewer); 0 for a row with none."""
+        k = min(k, self.k)
+        top = self.cosines[:, :k]
+        valid = np.isfinite(top)
+        counts = valid.sum(axis=1)
+        sums = np.where(valid, top, 0.0).sum(axis=1, dtype=np.float64)
+        return np.where(counts > 0, sums / np.maximum(counts, 1), 0.0).astype(np.float32)
+
+    def pairs_above(self, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pairs (a < b) where one is in the other's list with cosine >= ``threshold``, deduplicated and sorted."""
+        rows, cols = np.nonzero((self.cosines >= threshold) & (self.indices >= 0))
+        other = self.indices[rows, cols]
+        a, b = np.minimum(rows, other), np.maximum(rows, other)
+        cos = self.cosines[rows, cols]
+        order = np.lexsort((b, a))
+        a, b, cos = a[order], b[order], cos[order]
+        first = np.ones(a.shape[0], dtype=bool)
+        first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+        return a[first], b[first], cos[first].astype(np.float64)
+
+
+def _best_first(indices: np.ndarray, cosines: np.ndarray, k: int) -> NeighbourLists:
+    """The ``k`` best candidates of each row, best first, padded to ``k`` columns."""
+    n, width = cosines.shape
+    if width > k:
+        keep = np.argpartition(-cosines, k - 1, axis=1)[:, :k]
+        indices, cosines = np.take_along_axis(indices, keep, 1), np.take_along_axis(cosines, keep, 1)
+    order = np.argsort(-cosines, axis=1, kind="stable")
+    indices, cosines = np.take_along_axis(indices, order, 1), np.take_along_axis(cosines, order, 1)
+    if cosines.shape[1] < k:
+        pad = k - cosines.shape[1]
+        indices = np.hstack([indices, np.full((n, pad), -1, dtype=np.int64)])
+        cosines = np.hstack([cosines, np.full((n, pad), -np.inf, dtype=np.float32)])
+    indices = np.where(np.isfinite(cosines), indices, -1)
+    return NeighbourLists(indices.astype(np.int64), cosines.astype(np.float32))
+
+
+def build_neighbour_lists(vectors: np.ndarray, k: int, on_block: Callable[[int], None] | None = None) -> NeighbourLists:
+    """Every row's list from a blocked pass over all similarities (the cold build)."""
+    n = vectors.shape[0]
+    lists = NeighbourLists(np.full((n, k), -1, dtype=np.int64), np.full((n, k), -np.inf, dtype=np.float32))
+    for start, nearest, cosines in nearest_neighbours(vectors, k, BATCH):
+        block = _best_first(nearest.astype(np.int64), cosines.astype(np.float32), k)
+        lists.indices[start : start + nearest.shape[0]] = block.indices
+        lists.cosines[start : start + nearest.shape[0]] = block.cosines
+        if on_block is not None:
+            on_block(nearest.shape[0])
+    return lists
+
+
+def _full_rows(vectors: np.ndarray, rows: np.ndarray, k: int) -> NeighbourLists:
+    """The lists of ``rows`` against every vector (their own excluded)."""
+    sims = (vectors[rows] @ vectors.T).astype(np.float32)
+    sims[np.arange(rows.shape[0]), rows] = -np.inf
+    candidates = np.broadcast_to(np.arange(vectors.shape[0], dtype=np.int64), sims.shape)
+    return _best_first(candidates, sims, k)
+
+
+def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.ndarray) -> NeighbourLists:
+    """The lists over ``vectors``, patched from ``old``.
+
+    ``origin[i]``: the old row whose vector new row ``i`` keeps unchanged, or -1 for a new or changed vector
+    (each old row the origin of at most one new row). Equal to ``build_neighbour_lists(vectors, old.k)`` up
+    to the order of equal cosines.
+    """
+    n, k = vectors.shape[0], old.k
+    remap = np.full(old.indices.shape[0] + 1, -1, dtype=np.int64)  # the extra last slot maps padding (-1) to -1
+    kept = np.flatnonzero(origin >= 0)
+    remap[origin[kept]] = kept
+    indices = remap[old.indices[origin[kept]]]
+    cosines = old.cosines[origin[kept]]
+    broken = ((indices < 0) & (old.indices[origin[kept]] >= 0)).any(axis=1)
+    added = np.flatnonzero(origin < 0)
+    redo = np.concatenate([added, kept[broken]])
+    if added.size:  # the new vectors can enter any kept row's list
+        sims = (vectors[kept] @ vectors[added].T).astype(np.float32)
+        indices = np.hstack([indices, np.broadcast_to(added, sims.shape)])
+        cosines = np.hstack([cosines, sims])
+    out = NeighbourLists(np.full((n, k), -1, dtype=np.int64), np.full((n, k), -np.inf, dtype=np.float32))
+    if kept.size:
+        merged = _best_first(indices, cosines, k)
+        out.indices[kept], out.cosines[kept] = merged.indices, merged.cosines
+    for start in range(0, redo.shape[0], BATCH):
+        rows = redo[start : start + BATCH]
+        fresh = _full_rows(vectors, rows, k)
+        out.indices[rows], out.cosines[rows] = fresh.indices, fresh.cosines
+    return out
+

@@ -1,0 +1,66 @@
+"""Neighbour lists patched after rows are removed, changed, added and moved equal lists built from scratch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engram_lab.index.neighbour_lists import build_neighbour_lists, patch_neighbour_lists
+from engram_lab.index.vector_reuse import match_rows, reuse_vectors
+from engram_lab.retrieve.csls import local_density
+
+
+def unit(rng: np.random.Generator, n: int, dim: int = 12) -> np.ndarray:
+    vectors = rng.normal(size=(n, dim)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def edited(rng: np.random.Generator, old: np.ndarray, removed: int, changed: int, added: int) -> tuple[np.ndarray, np.ndarray]:
+    """New vectors and their origin: some old rows dropped, some replaced, some new, all shuffled."""
+    rows = rng.permutation(old.shape[0])[removed:]
+    origin = rows.copy()
+    vectors = old[rows].copy()
+    vectors[:changed] = unit(rng, changed, old.shape[1])
+    origin[:changed] = -1
+    vectors = np.vstack([vectors, unit(rng, added, old.shape[1])])
+    origin = np.concatenate([origin, np.full(added, -1)])
+    order = rng.permutation(vectors.shape[0])
+    return vectors[order], origin[order]
+
+
+@pytest.mark.parametrize(("n", "k", "removed", "changed", "added"),
+                         [(200, 8, 10, 5, 7), (200, 32, 0, 0, 3), (60, 8, 30, 0, 0), (6, 8, 2, 1, 4), (5, 8, 0, 0, 0), (40, 4, 39, 0, 0)])
+def test_patched_lists_equal_built_lists(n, k, removed, changed, added):
+    rng = np.random.default_rng(n + k + removed)
+    old = unit(rng, n)
+    vectors, origin = edited(rng, old, removed, changed, added)
+    patched = patch_neighbour_lists(build_neighbour_lists(old, k), origin, vectors)
+    built = build_neighbour_lists(vectors, k)
+    np.testing.assert_allclose(patched.cosines, built.cosines, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(patched.densities(), built.densities(), rtol=1e-5, atol=1e-6)
+    for threshold in (0.0, 0.3, 0.6):
+        got, want = patched.pairs_above(threshold), built.pairs_above(threshold)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_allclose(got[2], want[2], rtol=1e-5)
+
+
+def test_densities_are_the_csls_local_densities():
+    vectors = unit(np.random.default_rng(0), 50)
+    np.testing.assert_allclose(build_neighbour_lists(vectors, 32).densities(), local_density(vectors), rtol=1e-5)
+    assert build_neighbour_lists(vectors[:1], 10).densities().tolist() == [0.0]
+
+
+def test_unchanged_texts_keep_their_vectors_and_only_the_rest_are_embedded():
+    old_texts, old_vectors = ["a", "b", "a", "c"], np.arange(8, dtype=np.float32).reshape(4, 2)
+    asked: list[list[str]] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        asked.append(texts)
+        return np.full((len(texts), 2), -1.0, dtype=np.float32)
+
+    vectors, origin = reuse_vectors(["c", "a", "d", "a", "a"], old_texts, old_vectors, embed)
+    assert origin.tolist() == [3, 0, -1, 2, -1]  # each old row used once: the third "a" is embedded again
+    assert asked == [["d", "a"]]
+    np.testing.assert_array_equal(vectors[0], old_vectors[3])
+    assert match_rows([], ["x"]).tolist() == [-1]

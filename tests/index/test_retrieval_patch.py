@@ -1,0 +1,59 @@
+"""The retrieval index patched after random edits, deletions and renames equals one rebuilt from nothing:
+chunk rows, vectors, densities, synonym pairs, entities, facts, edges and the walk's matrix."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from polars.testing import assert_frame_equal
+
+from engram_lab.index import retrieval_index
+from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, load, refresh_retrieval_index
+from engram_lab.indexer import index_vault
+from engram_lab.retrieve.graph import adjacency
+from engram_lab.retrieve.settings import RetrievalSettings
+from tests.index.test_bm25 import rebuilt_beside
+from tests.index.vault_edits import random_change, seed_vault
+from tests.retrieve.test_searcher import BagOfWordsEmbedder
+
+FRAMES = ("documents", "sections", "entities", "facts", "edges", "synonym_pairs")
+ARRAYS = ("section_vectors", "section_density", "entity_vectors", "entity_density", "fact_vectors", "fact_density")
+
+
+def assert_same_index(patched: retrieval_index.RetrievalData, rebuilt: retrieval_index.RetrievalData, history: list[str]) -> None:
+    for name in FRAMES:
+        assert_frame_equal(getattr(patched, name), getattr(rebuilt, name), check_exact=False, rel_tol=1e-5)
+    for name in ARRAYS:
+        np.testing.assert_allclose(getattr(patched, name), getattr(rebuilt, name), rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{name} after {history}")
+    edges = RetrievalSettings().edges
+    difference = adjacency(patched, edges, 0.5) - adjacency(rebuilt, edges, 0.5)
+    assert difference.nnz == 0 or abs(difference).max() < 1e-5, history
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_a_patched_retrieval_index_equals_a_rebuilt_one(vault, monkeypatch, seed):
+    rng = random.Random(seed)
+    seed_vault(vault, rng, notes=10)
+    index_vault(vault, progress=False)
+    embedder = BagOfWordsEmbedder()
+    refresh_retrieval_index(vault, embedder)
+    building = {"allowed": False}
+    build = retrieval_index.build_neighbour_lists
+
+    def guarded(*args, **kwargs):  # type: ignore[no-untyped-def]
+        assert building["allowed"], "neighbours rebuilt, not patched"
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(retrieval_index, "build_neighbour_lists", guarded)
+    history: list[str] = []
+    for _ in range(6):
+        history.append(random_change(vault, rng))
+        index_vault(vault, progress=False)
+        patched = load(refresh_retrieval_index(vault, embedder))
+        building["allowed"] = True
+        rebuilt = load(rebuilt_beside(vault, RETRIEVAL_INDEX, lambda v: refresh_retrieval_index(v, embedder)))
+        building["allowed"] = False
+        assert_same_index(patched, rebuilt, history)
