@@ -77,6 +77,10 @@ class Expansions:
             if len(words) >= 2:
                 self.surname.setdefault(words[-1], set()).add(form)
 
+    def count_inputs(self, table: dict[str, set[str]], key: str) -> tuple[tuple[str, str], ...]:
+        """What ``count`` reads for ``key``: its long forms and their kinds (a digest of these moves whenever the count can)."""
+        return tuple((form, self._person.get(form, "")) for form in sorted(table.get(key, ())))
+
     def count(self, table: dict[str, set[str]], key: str) -> int:
         forms = sorted(table.get(key, ()))
         distinct: list[str] = []

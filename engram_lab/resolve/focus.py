@@ -22,24 +22,29 @@ from engram_lab.resolve.evidence import Expansions
 
 
 def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
-    """Entity IRI -> digest of what the evidence of its pairs reads."""
-    counts: dict[tuple[str, str], int] = {}
+    """Entity IRI -> digest of what the evidence of its pairs reads.
 
-    def count(table: str, key: str | None) -> int | None:
+    A short form's count of long names is carried by what it is computed from (the long forms and their kinds),
+    not computed here: counting compares names pairwise, and the digests are taken over every entity on every run.
+    """
+    inputs: dict[tuple[str, str], str] = {}
+
+    def count_inputs(table: str, key: str | None) -> str | None:
         if key is None:
             return None
-        if (table, key) not in counts:
-            counts[(table, key)] = expansions.count(getattr(expansions, table), key)
-        return counts[(table, key)]
+        if (table, key) not in inputs:
+            forms = expansions.count_inputs(getattr(expansions, table), key)
+            inputs[(table, key)] = hashlib.sha256(repr(forms).encode("utf-8")).hexdigest()[:20]
+        return inputs[(table, key)]
 
     out: dict[str, str] = {}
     for i, iri in enumerate(view.iris):
         name = view.names[i]
         words = nm.loose(name).split()
         # Only the short side of a pair reads a count, and it is in every such pair: its digest carries it.
-        short_forms = (count("acronym", nm.as_acronym(name)),
-                       count("initials", nm.initials_key(name) if nm.is_initialled(name) else None),
-                       count("surname", words[0] if len(words) == 1 else None))
+        short_forms = (count_inputs("acronym", nm.as_acronym(name)),
+                       count_inputs("initials", nm.initials_key(name) if nm.is_initialled(name) else None),
+                       count_inputs("surname", words[0] if len(words) == 1 else None))
         row = [name, view.kinds[i], sorted(view.labels[i]), sorted(view.doc_sets[i]),
                sorted(view.iris[j] for j in view.neighbours[i]), short_forms]
         out[iri] = hashlib.sha256(repr(row).encode("utf-8")).hexdigest()[:20]  # repr: lists, str, int, None only
