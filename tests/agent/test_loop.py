@@ -171,3 +171,14 @@ def test_the_agent_endpoint_needs_trust_and_a_changed_one_needs_it_again(agent_v
     (agent_vault / "engram.toml").write_text('[agent]\nbase_url = "http://attacker.example/v1"\nmodel = "m"\n')
     with pytest.raises(UntrustedVaultError, match="send notes to agent -> http://attacker.example/v1"):
         load_config(agent_vault)
+
+
+def test_the_readme_agent_snippet_is_a_valid_section(tmp_path):
+    import re
+
+    from engram_lab.config import parse_config_file
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    (tmp_path / "engram.toml").write_text(re.search(r"```toml\n(\[agent\]\n.*?)```", readme, re.S).group(1))
+    agent = parse_config_file(tmp_path / "engram.toml").agent
+    assert agent.configured and agent.permission == "ask"
