@@ -125,14 +125,14 @@ def test_step_limit_ends_the_turn_without_an_answer(agent_vault):
     assert result.answer is None and result.error.startswith("stopped after 2 model calls") and len(server.requests) == 2
 
 
-def _closed_port() -> int:
+def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
 def test_an_endpoint_that_is_down_is_one_line(agent_vault):
-    config = AgentConfig(ExtractorConfig("llm", f"http://127.0.0.1:{_closed_port()}/v1", "m", max_retries=0, timeout_s=5))
+    config = AgentConfig(ExtractorConfig("llm", f"http://127.0.0.1:{closed_port()}/v1", "m", max_retries=0, timeout_s=5))
     result = turn(agent_vault, config)
     view = turn_view(result, agent_vault)
     assert result.answer is None and view.text.startswith("engram: cannot reach the agent model at http://127.0.0.1:")

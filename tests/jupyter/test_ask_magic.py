@@ -3,8 +3,6 @@ driven the way its buttons drive it: approve writes the note with a checkpoint, 
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -14,7 +12,7 @@ from engram_lab.jupyter.display import View
 from engram_lab.jupyter.widgets import AgentEdits
 from tests.agent.conftest import agent_vault, indexed_template  # noqa: F401 (the indexed little vault)
 from tests.agent.scripted_agent import EDIT_MARK, next_reply
-from tests.agent.test_loop import configure
+from tests.agent.test_loop import closed_port, configure
 from tests.extract.chat_server import ChatServer
 
 
@@ -44,10 +42,7 @@ def test_an_untrusted_agent_endpoint_is_refused_before_any_call(shell, agent_vau
 
 
 def test_an_endpoint_that_is_down_is_one_line(shell, agent_vault):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    configure(agent_vault, f"http://127.0.0.1:{port}/v1")
+    configure(agent_vault, f"http://127.0.0.1:{closed_port()}/v1")
     result = ask(shell)
     assert isinstance(result, View) and "\n" not in result.text and "cannot reach the agent model" in result.text
 
