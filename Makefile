@@ -23,8 +23,11 @@ LINK_LABEXTENSION = ln -sfn "$(CURDIR)/engram_lab/labextension" "$(VENV)/share/j
 	rm -rf "$(VENV)/share/jupyter/labextensions/engram-lab" && \
 	mv "$(VENV)/share/jupyter/labextensions/engram-lab.tmp" "$(VENV)/share/jupyter/labextensions/engram-lab"
 
+# The runtime includes JupyterLab (the `lab` extra), so the venv `make demo` leaves also runs `make lab`.
+# A current test install already holds all of it (its extra names JupyterLab too): then pip is skipped.
 $(VENV)/.runtime-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet $(TORCH) -e .
+	@if [ $(VENV)/.test-installed -nt pyproject.toml ]; then echo "the test install is current and holds the runtime"; \
+	else $(BIN)/python -m pip install --quiet $(TORCH) -e ".[lab]"; fi
 	$(LINK_LABEXTENSION)
 	touch $@
 
@@ -92,9 +95,18 @@ eval-llm: $(VENV)/.test-installed
 		--openie "$(SHARED_DATA)/openie-gpt-3.5-turbo-1106.json" --config "$(EVAL_CONFIG)" \
 		--modes full,no-fact-filter,hipporag2 --out .bench/eval-openie-llm
 
+# JupyterLab on this folder, its sidebar and notebook 01 on the demo vault (created and indexed when missing;
+# an index run on an indexed vault takes a second or two).
+DEMO_VAULT_PATH = $(abspath $(DEMO_VAULT))
+LAB_NOTEBOOK ?= notebooks/01-quickstart.ipynb
+LAB_ARGS ?=  # e.g. --no-browser --port 8890
+# Jupyter refuses root without --allow-root; a fresh container is often root.
+ALLOW_ROOT = $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 lab: $(VENV)/.runtime-installed
-	$(BIN)/python -m pip install --quiet jupyterlab
-	$(BIN)/jupyter lab
+	@[ -d "$(DEMO_VAULT)" ] || $(BIN)/engram sample-vault "$(DEMO_VAULT)"
+	$(BIN)/engram index "$(DEMO_VAULT)" --quiet
+	ENGRAM_DEMO_VAULT="$(DEMO_VAULT_PATH)" $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --EngramServer.vault="$(DEMO_VAULT_PATH)" \
+		--LabApp.default_url="/lab/tree/$(LAB_NOTEBOOK)" $(ALLOW_ROOT) $(LAB_ARGS)
 
 labextension: $(VENV)/.test-installed
 	cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm install && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm build && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm test
