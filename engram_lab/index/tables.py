@@ -154,7 +154,26 @@ class TableStore:
         files = sorted((self.base / table).glob("bucket-*.parquet"))
         if not files:
             return _empty(table)
-        return pl.concat([_conform(pl.read_parquet(f), table) for f in files], how="vertical")
+        return pl.concat([_read_bucket(f, table) for f in files], how="vertical")
+
+
+# Bucket frames last read in this process, by file: an edit rewrites one bucket per table (a new file, so a new
+# inode), and a long-lived process (kernel, server) then rereads that bucket alone, not the whole table.
+_BUCKETS: dict[Path, tuple[tuple[int, int, int], pl.DataFrame]] = {}
+_CACHED_BUCKETS = 4096  # every table of a few vaults; past it the cache starts over
+
+
+def _read_bucket(path: Path, table: str) -> pl.DataFrame:
+    stat = path.stat()
+    key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    cached = _BUCKETS.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    frame = _conform(pl.read_parquet(path), table)
+    if len(_BUCKETS) >= _CACHED_BUCKETS:
+        _BUCKETS.clear()
+    _BUCKETS[path] = (key, frame)
+    return frame
 
 
 def _conform(frame: pl.DataFrame, table: str) -> pl.DataFrame:

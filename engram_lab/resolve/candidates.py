@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -67,45 +68,53 @@ def _across_blocks(out: dict[Pair, set[str]], left: dict[str, list[int]], right:
                 _add(out, a, b, source, focus)
 
 
+_FAMILY = {"exact": "exact", "loose": "loose", "acronym_long": "acronym", "acronym_short": "acronym", "initials": "initials",
+           "surname_long": "surname", "single": "surname", "one_edit": "one_edit"}  # blocks paired with each other
+
+
+@lru_cache(maxsize=1 << 18)  # a long-lived process (kernel, server) keys only the labels an edit brought
+def label_keys(label: str, is_name: bool) -> tuple[tuple[str, str], ...]:
+    """(block, key) pairs that ``label`` files an entity under; deletion keys only for the name itself (aliases
+    are matched exactly)."""
+    out = [("exact", normalise_label(label))]
+    form = nm.loose(label)
+    if form:
+        out.append(("loose", form))
+    if (long := nm.acronym_of(label)) is not None:
+        out.append(("acronym_long", long))
+    if (short := nm.as_acronym(label)) is not None:
+        out.append(("acronym_short", short))
+    if (key := nm.initials_key(label)) is not None:
+        out.append(("initials", key))
+    words = form.split()
+    if len(words) >= 2:
+        out.append(("surname_long", words[-1]))
+    elif len(words) == 1 and len(words[0]) >= 3:
+        out.append(("single", words[0]))
+    if is_name:
+        out.extend(("one_edit", key) for key in sorted(deletion_keys(form)))
+    return tuple(out)
+
+
 def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, set[str]]:
     """Pairs sharing a name form, an acronym, initials or a surname, with the keys that paired them."""
-    exact: dict[str, list[int]] = defaultdict(list)
-    loose: dict[str, list[int]] = defaultdict(list)
-    acronym_long: dict[str, list[int]] = defaultdict(list)
-    acronym_short: dict[str, list[int]] = defaultdict(list)
-    initials: dict[str, list[int]] = defaultdict(list)
-    surname_long: dict[str, list[int]] = defaultdict(list)
-    single: dict[str, list[int]] = defaultdict(list)
-    one_edit: dict[str, list[int]] = defaultdict(list)
-    for i, labels in enumerate(view.labels):
-        if nm.is_local_reference(view.names[i]):
-            continue
-        for label in labels:
-            exact[normalise_label(label)].append(i)
-            form = nm.loose(label)
-            if form:
-                loose[form].append(i)
-            if (long := nm.acronym_of(label)) is not None:
-                acronym_long[long].append(i)
-            if (short := nm.as_acronym(label)) is not None:
-                acronym_short[short].append(i)
-            if (key := nm.initials_key(label)) is not None:
-                initials[key].append(i)
-            words = form.split()
-            if len(words) >= 2:
-                surname_long[words[-1]].append(i)
-            elif len(words) == 1 and len(words[0]) >= 3:
-                single[words[0]].append(i)
-            if label == labels[0]:  # the name itself; aliases are matched exactly above
-                for key in deletion_keys(form):
-                    one_edit[key].append(i)
+    keyed = [() if nm.is_local_reference(view.names[i]) else
+             tuple(pair for label in labels for pair in label_keys(label, label == labels[0]))
+             for i, labels in enumerate(view.labels)]
+    # With a focus, only the blocks its entities are in can pair anything: collect those, whole, and no others.
+    wanted = None if focus is None else {(_FAMILY[block], key) for i in focus for block, key in keyed[i]}
+    blocks: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for i, pairs in enumerate(keyed):
+        for block, key in pairs:
+            if wanted is None or (_FAMILY[block], key) in wanted:
+                blocks[block][key].append(i)
     out: dict[Pair, set[str]] = defaultdict(set)
-    _within_blocks(out, exact, "same-form", focus, None)
-    _within_blocks(out, loose, "loose-form", focus, MAX_BLOCK)
-    _across_blocks(out, acronym_short, acronym_long, "acronym", focus, MAX_BLOCK)
-    _within_blocks(out, initials, "initials", focus, MAX_BLOCK)
-    _across_blocks(out, single, surname_long, "surname", focus, MAX_BLOCK)
-    _within_blocks(out, one_edit, "one-edit", focus, MAX_BLOCK)
+    _within_blocks(out, blocks["exact"], "same-form", focus, None)
+    _within_blocks(out, blocks["loose"], "loose-form", focus, MAX_BLOCK)
+    _across_blocks(out, blocks["acronym_short"], blocks["acronym_long"], "acronym", focus, MAX_BLOCK)
+    _within_blocks(out, blocks["initials"], "initials", focus, MAX_BLOCK)
+    _across_blocks(out, blocks["single"], blocks["surname_long"], "surname", focus, MAX_BLOCK)
+    _within_blocks(out, blocks["one_edit"], "one-edit", focus, MAX_BLOCK)
     return out
 
 

@@ -73,6 +73,7 @@ def is_initialled(text: str) -> bool:
     return len(words) >= 2 and len(words[0]) == 1
 
 
+@lru_cache(maxsize=1 << 18)
 def is_local_reference(text: str) -> bool:
     """A pronoun or a definite description ('the company'): meaningful only inside its own note."""
     folded = fold(text)

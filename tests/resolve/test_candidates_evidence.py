@@ -6,7 +6,7 @@ import itertools
 import random
 
 from engram_lab.resolve import names as nm
-from engram_lab.resolve.candidates import TRIGRAM_MIN_COSINE, candidate_pairs, trigram_pairs
+from engram_lab.resolve.candidates import TRIGRAM_MIN_COSINE, candidate_pairs, key_blocks, trigram_pairs
 from engram_lab.resolve.evidence import AUTO_SAME, REVIEW, Expansions, score_pair
 from tests.resolve.helpers import index_of, view_of
 
@@ -142,3 +142,10 @@ def test_a_misspelt_expansion_does_not_make_an_acronym_ambiguous():
                     ("d3", "Nothern Estuary Research Institute", "Organization")])
     evidence = _score(view, ("NERI", "Organization"), ("Northern Estuary Research Institute", "Organization"))
     assert not evidence.ambiguous and evidence.verdict == "auto-same"
+
+
+def test_focused_blocking_finds_exactly_the_pairs_of_a_full_pass_that_touch_the_focus():
+    view = view_of(VAULT)
+    everything = key_blocks(view)
+    for i in range(view.size):
+        assert key_blocks(view, {i}) == {pair: keys for pair, keys in everything.items() if i in pair}
