@@ -22,11 +22,13 @@ from engram_lab.errors import EngramError
 from engram_lab.learn import DuplicateNoteError
 from engram_lab.overview import notes_overview, stale_count
 from engram_lab.retrieve.confidence import confidence_json
+from engram_lab.retrieve.related import PublishedIndex, related_notes
 from engram_lab.retrieve.results import snippet
 from engram_lab import search_operators
 from engram_lab.server.vaults import VaultRegistry
 
 _VAULTS_KEY = "engram_vaults"
+_RELATED_KEY = "engram_related_indexes"  # vault -> PublishedIndex, for the related-notes panel
 MAX_BODY_BYTES = 2 * 1024 * 1024  # a learned note from a selection; far more is a mistake or an attack
 
 
@@ -206,8 +208,27 @@ class LearnHandler(_Base):
         self.reply({"path": result.path, "similar": [asdict(s) for s in result.similar]})
 
 
+class RelatedHandler(_Base):
+    """GET ``?path=NOTE&k=10``: notes related to NOTE (links both ways, shared entities, similar text), each with
+    its reasons; read from the published retrieval index, so a note switch in the editor costs no model call."""
+
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        path = self.get_argument("path", "").strip()
+        if not path:
+            raise EngramError("bad request: expected ?path=NOTE (a vault-relative note path)")
+        try:
+            k = int(self.get_argument("k", "10"))
+        except ValueError:
+            raise EngramError("k must be a whole number") from None
+        indexes = self.settings.setdefault(_RELATED_KEY, {})
+        index = indexes.setdefault(self.engine.vault, PublishedIndex(self.engine.vault))
+        notes = await self.run(lambda: related_notes(index.data(), path, k=k))
+        self.reply({"path": path, "vault": str(self.engine.vault), "related": [n.to_json() for n in notes]})
+
+
 ROUTES = {"notes": NotesHandler, "status": StatusHandler, "vault": VaultHandler, "search": SearchHandler, "index": IndexHandler,
-          "provenance": ProvenanceHandler, "learn": LearnHandler}
+          "provenance": ProvenanceHandler, "learn": LearnHandler, "related": RelatedHandler}
 
 
 def resolve_vault(serverapp: Any) -> Path:
