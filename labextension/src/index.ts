@@ -10,6 +10,8 @@ import { Widget } from '@lumino/widgets';
 import { requestAPI } from './api';
 import { positionAt, progressText, staleText, triplesOfPart } from './logic';
 import { ITarget, openTarget } from './open';
+import { notePathIn } from './related';
+import { RelatedPanel } from './relatedPanel';
 import { VaultSidebar } from './sidebar';
 import { VaultState } from './vault';
 
@@ -98,6 +100,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
         window.setTimeout(() => void refreshStatus().then(() => sidebar.refresh()), 300);
       }
     });
+
+    // Related notes of the note in the active editor, asked again as the user switches notes (or vaults).
+    const related = new RelatedPanel(openAt);
+    related.title.label = 'Related';
+    related.title.iconClass = 'jp-engram-related-icon'; // not the sidebar's class: tests and users find that tab by it
+    shell.add(related, 'right', { rank: 600 });
+    const followEditor = () => {
+      const path = (shell.currentWidget as any)?.context?.path as string | undefined;
+      if (path) {
+        void related.showFor(notePathIn(path, vaults.current.root_relative), vaults.current.vault);
+      }
+    };
+    shell.currentChanged.connect(followEditor);
+    vaults.onChange(followEditor);
 
     app.commands.addCommand(COMMANDS.reindex, {
       label: 'Engram: re-index the vault',
