@@ -17,6 +17,7 @@ from engram_lab.index.changes import chunks_of, document_changes, document_signa
 from engram_lab.index.chunks import section_chunks
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
+from engram_lab.index.recent import remember
 from engram_lab.state.db import OVERLAY_GENERATION, engram_dir, open_ledger, read_counter
 from engram_lab.state.documents import DocumentTable
 
@@ -88,5 +89,6 @@ def refresh_keyword_index(vault: Path, generation: int | None = None) -> Path:
     def write(folder: Path) -> None:
         index.save(folder)
         (folder / GENERATION_FILE).write_text(str(generation))
+        remember(folder, index)
 
     return publish_index(index_dir(vault), KEYWORD_INDEX, write)

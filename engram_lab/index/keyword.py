@@ -12,6 +12,7 @@ import numpy as np
 import Stemmer
 
 from engram_lab.index.bm25 import TermCounts, idf
+from engram_lab.index.recent import recall
 
 KEYS_FILE = "keys.json"
 KEYS_FORMAT = 4  # 4: term counts (index.bm25) and document signatures, patched per edit; older folders are rebuilt
@@ -87,6 +88,8 @@ class KeywordIndex:
 
     @classmethod
     def load(cls, folder: Path) -> KeywordIndex:
+        if (built := recall(folder, KeywordIndex)) is not None:
+            return built
         saved = json.loads((folder / KEYS_FILE).read_text(encoding="utf-8"))
         keys = [(str(d), int(o), int(p), int(a), int(b)) for d, o, p, a, b in saved["keys"]]
         return cls(TermCounts.load(folder), keys, dict(saved.get("documents", {})))

@@ -31,6 +31,7 @@ from engram_lab.index.embeddings import Embedder, EmbeddingCache
 from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists
 from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, NEIGHBOURS, StageProgress
 from engram_lab.index.publish import current_index_dir, publish_index
+from engram_lab.index.recent import recall, remember
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.index.vector_reuse import reuse_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
@@ -397,6 +398,8 @@ def save(data: RetrievalData, generation: int, folder: Path) -> None:
 
 
 def load(folder: Path) -> RetrievalData:
+    if (built := recall(folder, RetrievalData)) is not None:
+        return built
     meta = json.loads((folder / "meta.json").read_text())
     frames = {name: pl.read_parquet(folder / f"{name}.parquet") for name in _FRAMES}
     arrays = {name: np.load(folder / f"{name}.npy") for name in _ARRAYS}
@@ -455,6 +458,8 @@ def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | N
     previous = load(last) if last is not None and index_model(last) == embedder.name else None
 
     def write(folder: Path) -> None:
-        save(*build_retrieval_data(vault, embedder, folder, progress=progress, previous=previous), folder)
+        data, built_at = build_retrieval_data(vault, embedder, folder, progress=progress, previous=previous)
+        save(data, built_at, folder)
+        remember(folder, data)
 
     return publish_index(index_dir(vault), RETRIEVAL_INDEX, write)

@@ -12,6 +12,7 @@ from engram_lab.index import keyword
 from engram_lab.index.bm25 import TermCounts
 from engram_lab.index.derived import KEYWORD_INDEX, index_dir, refresh_keyword_index
 from engram_lab.index.keyword import KeywordIndex, tokenize
+from engram_lab.index.recent import forget
 from engram_lab.indexer import index_vault
 from tests.index.vault_edits import WORDS, random_change, seed_vault
 
@@ -74,10 +75,12 @@ def test_a_patched_index_equals_a_rebuilt_one_after_random_changes(vault, monkey
     for _ in range(6):
         history.append(random_change(vault, rng))
         index_vault(vault, progress=False)
-        patched = KeywordIndex.load(refresh_keyword_index(vault))
+        patched_folder = refresh_keyword_index(vault)
         building["allowed"] = True
-        rebuilt = KeywordIndex.load(rebuilt_beside(vault, KEYWORD_INDEX, refresh_keyword_index))
+        rebuilt_folder = rebuilt_beside(vault, KEYWORD_INDEX, refresh_keyword_index)
         building["allowed"] = False
+        forget()  # read back from disk, as a new process would
+        patched, rebuilt = KeywordIndex.load(patched_folder), KeywordIndex.load(rebuilt_folder)
         assert patched.keys == rebuilt.keys, history
         assert patched.documents == rebuilt.documents, history
         for query in [" ".join(rng.sample(WORDS, 3)) for _ in range(4)] + ["Ana Ruiz Porto"]:

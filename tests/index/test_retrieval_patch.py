@@ -4,13 +4,17 @@ chunk rows, vectors, densities, synonym pairs, entities, facts, edges and the wa
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from polars.testing import assert_frame_equal
 
 from engram_lab.index import retrieval_index
-from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, load, refresh_retrieval_index
+from engram_lab.index.recent import forget
+from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, load, published_retrieval_index, refresh_retrieval_index
 from engram_lab.indexer import index_vault
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.settings import RetrievalSettings
@@ -52,8 +56,48 @@ def test_a_patched_retrieval_index_equals_a_rebuilt_one(vault, monkeypatch, seed
     for _ in range(6):
         history.append(random_change(vault, rng))
         index_vault(vault, progress=False)
-        patched = load(refresh_retrieval_index(vault, embedder))
+        patched_folder = refresh_retrieval_index(vault, embedder)
         building["allowed"] = True
-        rebuilt = load(rebuilt_beside(vault, RETRIEVAL_INDEX, lambda v: refresh_retrieval_index(v, embedder)))
+        rebuilt_folder = rebuilt_beside(vault, RETRIEVAL_INDEX, lambda v: refresh_retrieval_index(v, embedder))
         building["allowed"] = False
+        assert_same_index(load(patched_folder), load(rebuilt_folder), history)  # as this process built them
+        forget()
+        patched, rebuilt = load(patched_folder), load(rebuilt_folder)  # as a new process reads them
         assert_same_index(patched, rebuilt, history)
+
+
+KILLED_MID_PATCH = """
+import os, sys
+from pathlib import Path
+import numpy as np
+from engram_lab.index import retrieval_index
+from tests.retrieve.test_searcher import BagOfWordsEmbedder
+written = []
+real_save = np.save
+def save_then_die(path, array, *args, **kwargs):
+    real_save(path, array, *args, **kwargs)
+    written.append(path)
+    if len(written) == 3:  # part of the new folder on disk, the pointer not yet moved: as a kill would leave it
+        os._exit(9)
+retrieval_index.np.save = save_then_die
+retrieval_index.refresh_retrieval_index(Path(sys.argv[1]), BagOfWordsEmbedder())
+"""
+
+
+def test_a_patch_killed_midway_leaves_the_last_published_index_in_service(vault):
+    rng = random.Random(7)
+    seed_vault(vault, rng)
+    index_vault(vault, progress=False)
+    embedder = BagOfWordsEmbedder()
+    before = refresh_retrieval_index(vault, embedder)
+    random_change(vault, rng)
+    index_vault(vault, progress=False)
+    killed = subprocess.run([sys.executable, "-c", KILLED_MID_PATCH, str(vault)], cwd=Path(__file__).parents[2])
+    assert killed.returncode == 9
+    forget()
+    assert published_retrieval_index(vault) == before
+    load(before)  # whole and readable
+    patched = load(refresh_retrieval_index(vault, embedder))  # the next run patches from it
+    forget()
+    rebuilt = load(rebuilt_beside(vault, RETRIEVAL_INDEX, lambda v: refresh_retrieval_index(v, embedder)))
+    assert_same_index(patched, rebuilt, ["killed mid-patch"])

@@ -1,0 +1,36 @@
+"""What this process last published, by folder, so loading a folder it just wrote does not read it back.
+
+After an edit the same process patches an index, publishes it, then searches it (and
+patches it again on the next edit); the object it built is exactly what loading the
+folder would give. Published folders are never written again, so the folder's path
+identifies the contents.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_KEPT = 4  # a keyword and a retrieval index per vault, for a couple of vaults
+_RECENT: OrderedDict[Path, object] = OrderedDict()
+
+
+def remember(folder: Path, value: object) -> None:
+    _RECENT[folder] = value
+    _RECENT.move_to_end(folder)
+    while len(_RECENT) > _KEPT:
+        _RECENT.popitem(last=False)
+
+
+def recall(folder: Path, kind: type[T]) -> T | None:
+    """The object published to ``folder`` by this process, if it is still kept and of ``kind``."""
+    value = _RECENT.get(folder)
+    return value if isinstance(value, kind) else None
+
+
+def forget() -> None:
+    """Drop everything kept (tests that must read what was written to disk)."""
+    _RECENT.clear()
