@@ -55,3 +55,12 @@ def test_this_venvs_jupyter_lists_both_extensions():
     servers = run("server", "extension", "list")
     listed = re.sub(r"\x1b\[[0-9;]*m", "", servers.stdout + servers.stderr)
     assert re.search(r"engram_lab\.server enabled", listed), listed
+
+
+def test_the_readme_pictures_exist_and_stay_small():
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", (ROOT / "README.md").read_text())
+    assert "docs/images/lab-sidebar-and-related.png" in pictures and "docs/images/notebook-search-results.png" in pictures
+    for picture in [p for p in pictures if "://" not in p]:  # the Binder badge is remote
+        path = ROOT / picture
+        assert path.is_file(), f"README shows {picture}, which is missing"
+        assert path.stat().st_size < 400_000, f"{picture} is {path.stat().st_size} bytes: keep the repository light"
