@@ -19,7 +19,7 @@ from engram_lab.index.retrieval_index import RetrievalData
 from engram_lab.resolve.overlay import resolve_state
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.state.db import OVERLAY_GENERATION, open_ledger, read_counter
-from engram_lab.state.decisions import DecisionLedger
+from engram_lab.state.decisions import Decision, DecisionLedger
 from engram_lab.state.review import ReviewQueue, StoredCandidate
 
 RELATED_WEIGHT = 0.5
@@ -41,32 +41,50 @@ class Superseded:
     later_span: tuple[int, int] | None = None
 
 
+@dataclass(frozen=True)
+class PresentJudgments:
+    """The judgments in force among the entities one index holds, and what they do to its graph."""
+
+    edges: list[tuple[str, str, str]]  # (a, b, verdict) in force
+    apart: list[tuple[set[str], set[str]]]  # clusters judged distinct
+
+
 @dataclass
 class OverlaySnapshot:
     generation: int
-    edges: list[tuple[str, str, str]] = field(default_factory=list)  # (a, b, verdict) in force
-    apart: list[tuple[set[str], set[str]]] = field(default_factory=list)  # clusters judged distinct
+    decisions: list[Decision] = field(default_factory=list)  # the ledger's, as read
     superseded: list[Superseded] = field(default_factory=list)
     paths: dict[str, str] = field(default_factory=dict)  # doc_id -> vault-relative path, for labels
+    _by_index: dict[int, tuple[RetrievalData, PresentJudgments]] = field(default_factory=dict, repr=False)
+
+    def among(self, data: RetrievalData) -> PresentJudgments:
+        """Judgments among the entities ``data`` holds: one on an entity the notes no longer name leaves the graph
+        (a cluster joined only through it falls apart) and returns with the entity, as resolution does."""
+        cached = self._by_index.get(id(data))
+        if cached is not None and cached[0] is data:
+            return cached[1]
+        state = resolve_state(self.decisions, set(data.entity_position))
+        members = state.members()
+
+        def cluster(iri: str) -> set[str]:
+            return set(members.get(state.canonical(iri), [iri]))
+
+        found = PresentJudgments(state.edges(), [(cluster(a), cluster(b)) for a, b in state.distinct_pairs()])
+        self._by_index = {id(data): (data, found)}  # one index is live at a time
+        return found
 
 
 def load_overlay(vault: Path) -> OverlaySnapshot:
     conn = open_ledger(vault)
     try:
         generation = read_counter(conn, OVERLAY_GENERATION)
-        state = resolve_state(DecisionLedger(conn).all())
+        decisions = list(DecisionLedger(conn).all())
         candidates = ReviewQueue(conn).candidates()
         paths = {r["doc_id"]: r["path"] for r in conn.execute("SELECT doc_id, path FROM documents")}
     finally:
         conn.close()
-    members = state.members()
-
-    def cluster(iri: str) -> set[str]:
-        return set(members.get(state.canonical(iri), [iri]))
-
-    apart = [(cluster(a), cluster(b)) for a, b in state.distinct_pairs()]
     superseded = [_superseded(c) for c in candidates if c.evidence.get("status") != "rejected"]
-    return OverlaySnapshot(generation, state.edges(), apart, superseded, paths)
+    return OverlaySnapshot(generation, decisions, superseded, paths)
 
 
 def _superseded(c: StoredCandidate) -> Superseded:
@@ -84,7 +102,7 @@ def overlay_edges(data: RetrievalData, snapshot: OverlaySnapshot) -> pl.DataFram
     """Judgment edges between entity nodes present in this index (src, dst, type, weight)."""
     index = data.entity_position
     rows = []
-    for a, b, verdict in snapshot.edges:
+    for a, b, verdict in snapshot.among(data).edges:
         if a in index and b in index and verdict in _EDGE_TYPE:
             edge_type, weight = _EDGE_TYPE[verdict]
             rows.append((data.entity_node(index[a]), data.entity_node(index[b]), edge_type, weight))
@@ -95,7 +113,7 @@ def blocked_synonyms(data: RetrievalData, snapshot: OverlaySnapshot) -> set[tupl
     """Entity-index pairs (a < b) that a ``distinct`` keeps from being embedding synonyms."""
     index = data.entity_position
     out: set[tuple[int, int]] = set()
-    for left, right in snapshot.apart:
+    for left, right in snapshot.among(data).apart:
         for x in left:
             for y in right:
                 if x in index and y in index:

@@ -55,3 +55,29 @@ def test_distinct_removes_an_embedding_synonym(vault, write):
     cut = adjacency(data, settings.edges, -1.0, ("synonym",), blocked=blocked)
     assert open_matrix[data.entity_node(a), data.entity_node(b)] > 0, names
     assert cut[data.entity_node(a), data.entity_node(b)] == 0
+
+
+def test_a_judgment_on_an_entity_gone_from_the_notes_leaves_the_graph_and_returns_with_it(vault, write):
+    airport = {"airport.md": "# Porto Velho Airport\n\nPorto Velho Airport is an airport in Rondonia.\n"}
+    engine, searcher = _setup(vault, write, airport)
+    data = searcher._data
+    a, b = data.synonym_pairs.row(0)[:2]
+    iris = data.entities["entity_iri"].to_list()
+    ghost = iris[data.entities["name"].to_list().index("Tom Hale")]
+    engine.judge(iris[a], ghost, "same")  # a and Tom Hale are one; Tom Hale is not b
+    engine.judge(ghost, iris[b], "distinct")
+    assert (min(a, b), max(a, b)) in blocked_synonyms(data, load_overlay(vault))  # a's cluster is apart from b
+    other = vault / "other.md"
+    text = other.read_text()
+    other.unlink()  # the only note naming Tom Hale
+    engine.index(progress=False)
+    searcher.search("Ana Ruiz", k=3)
+    gone = searcher._data
+    pair = tuple(sorted(gone.entity_position[iris[i]] for i in (a, b)))
+    assert pair not in blocked_synonyms(gone, load_overlay(vault))  # joined only through the absent entity
+    write("other.md", text)
+    engine.index(progress=False)
+    searcher.search("Ana Ruiz", k=3)
+    back = searcher._data
+    pair = tuple(sorted(back.entity_position[iris[i]] for i in (a, b)))
+    assert pair in blocked_synonyms(back, load_overlay(vault))
