@@ -137,6 +137,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
           reindexing = false;
         }
         await sidebar.refresh();
+        related.forget();
+        followEditor();
         window.setTimeout(() => void refreshStatus(), 4000);
       }
     });

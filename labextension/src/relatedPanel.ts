@@ -28,6 +28,11 @@ export class RelatedPanel extends Widget {
     this.node.append(this.heading, this.list);
   }
 
+  /** Forget the list shown, so the next `showFor` asks again (after a re-index the links and vectors moved). */
+  forget(): void {
+    this.shown = null;
+  }
+
   /** Show the notes related to `path` (vault-relative; null: the active tab is not a note, keep the list). */
   async showFor(path: string | null, vault: string | null): Promise<void> {
     if (!needsFetch(this.shown, path, vault) || path === null) {
