@@ -49,7 +49,9 @@ def result_json(result: SearchResult) -> dict[str, Any]:
     """One search hit for a model: where it is (path, cell, span, heading) and the passage, wrapped."""
     start, end = result.span or (None, None)
     return result.to_json() | {"path": result.path, "cell_id": result.cell_id, "status": result.status,
-                               "heading_path": list(result.heading_path), "text": wrap(result.text, result.doc, start, end)}
+                               "heading": wrap(result.heading, result.doc) if result.heading else None,
+                               "heading_path": [wrap(h, result.doc) for h in result.heading_path],
+                               "text": wrap(result.text, result.doc, start, end)}
 
 
 def agent_context(outcome: SearchOutcome) -> str:
@@ -100,7 +102,9 @@ def read_note(session: AgentSession, path: object, start: object = None, end: ob
     cut = last - first > MAX_READ_CHARS
     last = first + MAX_READ_CHARS if cut else last
     model = parse_document(text, rel, "markdown").parts[0].model
-    headings = [{"text": h.text, "level": h.level, "start": h.span.start} for h in model.headings][:200]
+    # A heading is note text like any other: wrapped as data, so one cannot speak to the model as an instruction.
+    headings = [{"text": wrap(h.text, rel, h.span.start, h.span.end), "level": h.level, "start": h.span.start}
+                for h in model.headings][:200]
     inside = [h for h in headings if h["start"] <= first]
     out = {"path": rel, "span": [first, last], "total_chars": len(text), "heading": inside[-1]["text"] if inside else None,
            "headings": headings, "text": wrap(text[first:last], rel, first, last)}
