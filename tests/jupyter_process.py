@@ -32,8 +32,12 @@ def jupyter(root: Path, *, app: str = "jupyter-server", token: str = "", env: di
         pytest.skip(f"{app} is not installed in this environment")
     config = root / ".config"
     config.mkdir(parents=True, exist_ok=True)
+    # jupyter-server-mcp (a test dependency) is enabled by its install and would take port 3001 in every
+    # test server: port 0 lets each pick a free one (published in the runtime folder).
+    settings: dict[str, object] = {"MCPExtensionApp": {"mcp_port": 0}}
     if enable:
-        (config / "jupyter_server_config.json").write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"engram_lab.server": True}}}))
+        settings["ServerApp"] = {"jpserver_extensions": {"engram_lab.server": True}}
+    (config / "jupyter_server_config.json").write_text(json.dumps(settings))
     port = free_port()
     environment = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_RUNTIME_DIR": str(root / ".runtime"), **(env or {})}
     log_path = root / f"{app}.log"

@@ -25,7 +25,7 @@ from engram_lab.retrieve.confidence import confidence_json
 from engram_lab.retrieve.related import PublishedIndex, related_notes
 from engram_lab.retrieve.results import snippet
 from engram_lab import search_operators
-from engram_lab.server.vaults import VaultRegistry
+from engram_lab.server.vaults import VaultRegistry, publish
 
 _VAULTS_KEY = "engram_vaults"
 _RELATED_KEY = "engram_related_indexes"  # vault -> PublishedIndex, for the related-notes panel
@@ -240,6 +240,7 @@ def register(serverapp: Any) -> None:
     web_app = serverapp.web_app
     configured = resolve_vault(serverapp)
     vaults = web_app.settings[_VAULTS_KEY] = VaultRegistry(Path(serverapp.root_dir), configured)
+    publish(vaults)  # the Jupyter AI tools (engram_lab.agent.jupyter_tools) act on this registry's vault
     try:
         vaults.open(str(configured))
     except EngramError as exc:

@@ -73,3 +73,21 @@ class VaultRegistry:
         return {"vault": str(vault) if vault else None, "name": vault.name if vault else None,
                 "root_relative": self.root_relative(vault) if vault else None, "known": known,
                 "notebooks": dict(self.notebooks)}
+
+
+_SERVING: VaultRegistry | None = None
+
+
+def publish(registry: VaultRegistry) -> None:
+    """Make this server's registry reachable from code that runs in the server process without its web app
+    (the tools ``jupyter-server-mcp`` imports by name from an entry point act on the sidebar's vault)."""
+    global _SERVING
+    _SERVING = registry
+
+
+def serving() -> VaultRegistry:
+    """The registry of the Jupyter server this process runs; one clear error outside one."""
+    if _SERVING is None:
+        raise EngramError("the engram server extension is not running in this Jupyter server "
+                          "(jupyter server extension enable engram_lab.server)")
+    return _SERVING
