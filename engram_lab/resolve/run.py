@@ -212,15 +212,35 @@ def _candidates_affected(data: TableData, changed_docs: set[str], queue: ReviewQ
     return bool(referenced & changed_docs) or bool(referenced - present)  # edited, or deleted, notes in candidates
 
 
+_FLIPPED = {"broader": "narrower", "narrower": "broader"}
+
+
+def judgment_id(subject: str, obj: str, verdict: str, actor: str) -> str:
+    """A machine judgment's id, the same whichever way round the pair was asked (a broader one way is a
+    narrower the other): a rebuilt vault's judge then makes the decision an export knows, retraction included."""
+    if (subject, obj) == pair_key(subject, obj):
+        return machine_decision_id(RESOLUTION, subject, obj, verdict, actor)
+    return machine_decision_id(RESOLUTION, obj, subject, _FLIPPED.get(verdict, verdict), actor)
+
+
 def _ask_judge(judge: LLMJudge, view: EntityView, pairs: list[PairEvidence], ledger: DecisionLedger,
                titles: dict[str, str]) -> int:
+    """Ask the judge about each pair; a verdict it gave before (in force or retracted by a person) is not recorded
+    again, so a retraction holds however often the pair comes back to the queue."""
+    known = {d.decision_id for d in ledger.all()}
     judged = 0
     for ev in pairs:
         a, b = view.index[ev.a], view.index[ev.b]
         reply = judge.judge(ev, sorted(titles.get(d, d) for d in view.doc_sets[a]), sorted(titles.get(d, d) for d in view.doc_sets[b]))
         if reply.verdict is None:
             continue
-        ledger.record(RESOLUTION, ev.a, ev.b, reply.verdict, judge.actor, ev.to_json() | {"llm_reason": reply.reason})
+        decision_id = judgment_id(ev.a, ev.b, reply.verdict, judge.actor)
+        if decision_id in known:
+            continue
+        with transaction(ledger.conn):
+            ledger.record_within(RESOLUTION, ev.a, ev.b, reply.verdict, judge.actor,
+                                 ev.to_json() | {"llm_reason": reply.reason}, decision_id=decision_id)
+        known.add(decision_id)
         judged += 1
     return judged
 

@@ -80,3 +80,34 @@ def test_a_failing_endpoint_does_not_block_indexing(vault, write, server):
     engine = _vault(vault, write, server)
     report = engine.index(progress=False)
     assert len(report.added) == 3 and engine.pending_pairs()
+
+
+def test_a_retracted_judge_verdict_stays_retracted_after_a_rebuild_and_import(vault, write, server, tmp_path):
+    import shutil
+
+    server.fallback = lambda request: reply_json({"verdict": "same", "reason": "looks alike"})
+    engine = _vault(vault, write, server)
+    engine.index(progress=False)
+    [llm] = [d for d in resolution_state(vault).judgments.values() if d.actor == "llm:judge-model"]
+    engine.retract(llm.decision_id)
+    export = tmp_path / "decisions.json"
+    engine.export_decisions(export)
+    shutil.rmtree(vault / ".engram")
+    rebuilt = Engine(vault)
+    rebuilt.index(progress=False)  # the judge is asked again and says the same
+    [again] = [d for d in resolution_state(vault).judgments.values() if d.actor == "llm:judge-model"]
+    assert again.decision_id == llm.decision_id  # derived from pair, verdict and judge: the export knows it
+    rebuilt.import_decisions(export)
+    assert not any(d.actor == "llm:judge-model" for d in resolution_state(vault).judgments.values())
+    server.requests.clear()
+    rebuilt.analyse()  # the pair may be asked about again; the retracted verdict is not recorded anew
+    assert not any(d.actor == "llm:judge-model" for d in resolution_state(vault).judgments.values())
+
+
+def test_judgment_ids_do_not_depend_on_which_way_round_the_pair_was_asked():
+    from engram_lab.resolve.run import judgment_id
+
+    a, b = "urn:engram:entity:concept:a", "urn:engram:entity:concept:b"
+    assert judgment_id(a, b, "broader", "llm:m") == judgment_id(b, a, "narrower", "llm:m")
+    assert judgment_id(a, b, "same", "llm:m") == judgment_id(b, a, "same", "llm:m")
+    assert judgment_id(a, b, "broader", "llm:m") != judgment_id(a, b, "narrower", "llm:m")
