@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from engram_lab.errors import VaultError
-from engram_lab.trust import HARD_LINKS, Endpoints, describe, record_trust, trusted_endpoints
+from engram_lab.trust import AGENT_EDITS, HARD_LINKS, Endpoints, describe, record_trust, trusted_endpoints
 
 CONFIG_FILE = "engram.toml"
 DEFAULT_MAX_NOTE_MB = 8.0
@@ -116,8 +116,9 @@ class VaultConfig:
         return int(self.max_note_mb * 1024 * 1024)
 
     def endpoints(self) -> Endpoints:
-        """What trust covers: where each LLM step that is on sends notes and which variable holds its key, and
-        whether hard-linked notes are read (the vault's author could otherwise link any file of the user's in)."""
+        """What trust covers: where each LLM step that is on sends notes and which variable holds its key,
+        whether hard-linked notes are read (the vault's author could otherwise link any file of the user's in),
+        and whether an agent's edits are applied without asking."""
         steps = {"extractor": (self.extractor.name == "llm", self.extractor),
                  "resolution": (self.resolution.judge == "llm", self.resolution.endpoint),
                  "retrieval": (self.retrieval.fact_filter == "llm", self.retrieval.endpoint),
@@ -125,6 +126,8 @@ class VaultConfig:
         covered = {role: {"base_url": e.base_url or "", "api_key_env": e.api_key_env} for role, (on, e) in steps.items() if on}
         if self.allow_hard_links:
             covered[HARD_LINKS] = {"allow": "true"}
+        if self.agent.permission == "accept-edits":  # an agent's writes applied unasked: the user's call, not the vault's
+            covered[AGENT_EDITS] = {"permission": "accept-edits"}
         return covered
 
 

@@ -82,12 +82,14 @@ def revoke_trust(vault: Path) -> bool:
 
 
 HARD_LINKS = "hard_links"  # not an endpoint, but as much the user's call: a hard-linked note may be any file on the disk
+AGENT_EDITS = "agent_edits"  # [agent] permission = "accept-edits": a model's writes land without a person's approval
+_SETTINGS = {HARD_LINKS: "read hard-linked notes (a hard link may be a file outside the vault)",
+             AGENT_EDITS: "apply an agent's edits without asking (accept-edits)"}
 
 
 def describe(endpoints: Endpoints) -> str:
     """'send notes to extractor -> http://… (key from $OPENAI_API_KEY); …' for messages."""
     parts = [f"send notes to {role} -> {e['base_url']} (key from ${e['api_key_env']})"
-             for role, e in sorted(endpoints.items()) if role != HARD_LINKS]
-    if HARD_LINKS in endpoints:
-        parts.append("read hard-linked notes (a hard link may be a file outside the vault)")
+             for role, e in sorted(endpoints.items()) if role not in _SETTINGS]
+    parts += [text for role, text in _SETTINGS.items() if role in endpoints]
     return "; ".join(parts)

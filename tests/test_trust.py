@@ -89,3 +89,17 @@ def test_the_users_own_config_file_trusts_the_vault_it_is_copied_into(own_config
     generated.mkdir(parents=True)
     (generated / "engram.toml").write_text(settings.read_text())
     assert load_config(generated).retrieval.endpoint.base_url == server.url
+
+
+def test_a_vault_cannot_waive_review_of_agent_edits_on_its_own(own_config_dir, vault, write):
+    from engram_lab.agent.jupyter_tools import vault_permission
+    from engram_lab.agent.modes import Permission
+
+    write("engram.toml", '[agent]\npermission = "accept-edits"\n')
+    with pytest.raises(UntrustedVaultError, match="apply an agent's edits without asking"):
+        load_config(vault)
+    assert vault_permission(vault) is Permission.ASK  # capped until the user trusts it
+    trust_vault(vault)
+    assert load_config(vault).agent.permission == "accept-edits" and vault_permission(vault) is Permission.ACCEPT_EDITS
+    write("engram.toml", '[agent]\npermission = "read-only"\n')
+    assert vault_permission(vault) is Permission.READ_ONLY  # a stricter mode needs no trust

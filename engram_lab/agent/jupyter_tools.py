@@ -28,7 +28,7 @@ from engram_lab.agent import reading
 from engram_lab.agent.modes import DEFAULT_PERMISSION, Permission, parse_permission
 from engram_lab.agent.registry import BY_NAME, call_tool, tools_for
 from engram_lab.agent.session import AgentSession
-from engram_lab.config import read_config
+from engram_lab.config import UntrustedVaultError, load_config, read_config
 from engram_lab.errors import EngramError
 from engram_lab.server.vaults import serving
 
@@ -42,9 +42,15 @@ _lock = threading.Lock()  # one call at a time: the engine is not thread-safe (a
 
 
 def vault_permission(vault: Path) -> Permission:
-    """The vault's ``[agent] permission`` (``ask`` when unset); read without the endpoint trust check,
-    because a mode turns on no endpoint."""
-    return parse_permission(read_config(vault).agent.permission)
+    """The vault's ``[agent] permission`` (``ask`` when unset). ``accept-edits`` counts only in a vault the user
+    trusts with it (``engram trust``); elsewhere the vault's author cannot waive review, and it is ``ask``."""
+    configured = parse_permission(read_config(vault).agent.permission)
+    if configured is Permission.ACCEPT_EDITS:
+        try:
+            load_config(vault)
+        except UntrustedVaultError:
+            return Permission.ASK
+    return configured
 
 
 def _session() -> AgentSession:
