@@ -245,7 +245,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
         report = engine.analyse()
         print(f"analysed {report.entities} entities in {report.seconds:.2f}s: {report.candidate_pairs} candidate pairs, "
               f"{len(report.auto_same)} new automatic merges, {report.auto_retracted} withdrawn, {report.queued} for review")
-    pairs = engine.pending_pairs(args.limit)
+    pairs = engine.pending_pairs(args.limit, sort=args.sort)
     if args.json:
         print(json.dumps([{"a": p.a, "b": p.b, "score": p.score, "rule": p.rule, "evidence": p.evidence} for p in pairs], indent=2))
         return 0
@@ -253,7 +253,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
         print("no pairs waiting for review")
     for p in pairs:
         ev = p.evidence
-        print(f"[{p.score:.2f}] {ev.get('name_a')} ({ev.get('kind_a')})  ~  {ev.get('name_b')} ({ev.get('kind_b')}): {ev.get('reason')}")
+        print(f"[{p.score:.2f} {p.rule}] {ev.get('name_a')} ({ev.get('kind_a')})  ~  {ev.get('name_b')} ({ev.get('kind_b')}): "
+              f"{ev.get('reason')}")
         print(f"       shared notes {ev.get('shared_docs')}, shared neighbours {ev.get('shared_neighbours')}, "
               f"surface {ev.get('surface')}, cosine {ev.get('cosine')}")
         print(f"       engram judge {args.vault} '{p.a}' '{p.b}' same|distinct|broader|narrower|related")
@@ -269,8 +270,21 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_retract(args: argparse.Namespace) -> int:
+    from engram_lab.resolve.dismiss import is_batch_id
+
+    if is_batch_id(args.decision_id):  # a bulk dismissal: every decision of it at once
+        decisions = Engine(args.vault).retract_batch(args.decision_id)
+        print(f"retracted batch {args.decision_id}: {len(decisions)} decisions; their pairs are back for review")
+        return 0
     decision = Engine(args.vault).retract(args.decision_id)
     print(f"retracted {decision.decision_id} ({decision.kind} {decision.verdict} by {decision.actor})")
+    return 0
+
+
+def cmd_dismiss(args: argparse.Namespace) -> int:
+    done = Engine(args.vault).dismiss_rule(args.rule)
+    print(f"dismissed {len(done.decisions)} pairs from rule {args.rule!r} as distinct; "
+          f"undo with: engram retract {args.vault} {done.batch_id}")
     return 0
 
 
@@ -412,6 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("vault", type=Path)
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--rescan", action="store_true", help="rerun the resolution pass over every entity first")
+    p.add_argument("--sort", choices=["score", "rule"], default="score", help="highest score first, or grouped by rule")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_resolve)
 
@@ -424,7 +439,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="merge even though the kinds are incompatible")
     p.set_defaults(func=cmd_judge)
 
-    p = sub.add_parser("retract", help="retract a judgment or verdict by its id (restores the state before it)")
+    p = sub.add_parser("dismiss", help="judge distinct every pair one rule put up for review (one batch, one retract)")
+    p.add_argument("vault", type=Path)
+    p.add_argument("rule", help="the rule shown beside each pair by `engram resolve` (e.g. similar, typo, acronym)")
+    p.set_defaults(func=cmd_dismiss)
+
+    p = sub.add_parser("retract", help="retract a judgment or verdict by its id, or a dismissal by its batch id")
     p.add_argument("vault", type=Path)
     p.add_argument("decision_id")
     p.set_defaults(func=cmd_retract)

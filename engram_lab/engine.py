@@ -29,9 +29,10 @@ from engram_lab.retrieve.fact_filter import configured_fact_filter
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.searcher import SearchOutcome, Searcher
 from engram_lab.retrieve.settings import ABLATIONS, MODES
+from engram_lab.resolve.dismiss import Dismissal, dismiss_rule, retract_batch
 from engram_lab.resolve.run import AnalysisReport
 from engram_lab.resolve.service import (
-    import_decisions, judge_pair, pending_pairs, retract_decision, run_analysis, supersession_candidates,
+    import_decisions, judge_pair, pending_pairs, pending_rules, retract_decision, run_analysis, supersession_candidates,
     supersession_verdict,
 )
 from engram_lab.state.db import ANALYSED_GENERATION, engram_dir, open_ledger, read_counter, set_counter, transaction
@@ -116,8 +117,22 @@ class Engine:
         self._searcher = None
         return report
 
-    def pending_pairs(self, limit: int | None = None) -> list[QueuedPair]:
-        return pending_pairs(self.vault, limit)
+    def pending_pairs(self, limit: int | None = None, *, sort: str = "score") -> list[QueuedPair]:
+        return pending_pairs(self.vault, limit, sort=sort)
+
+    def pending_rules(self) -> dict[str, int]:
+        return pending_rules(self.vault)
+
+    def dismiss_rule(self, rule: str) -> Dismissal:
+        """A person's ``distinct`` on every waiting pair ``rule`` proposed; undone as one by ``retract_batch``."""
+        dismissal = dismiss_rule(self.vault, rule)
+        self._searcher = None
+        return dismissal
+
+    def retract_batch(self, batch_id: str) -> list[Decision]:
+        decisions = retract_batch(self.vault, batch_id)
+        self._searcher = None
+        return decisions
 
     def judge(self, a: str, b: str, verdict: str, *, force: bool = False) -> Decision:
         """A person's judgment 'A VERDICT B'; it outranks every machine judgment on that pair."""

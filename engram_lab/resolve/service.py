@@ -76,10 +76,19 @@ def retract_decision(vault: Path, decision_id: str) -> Decision:
     return decision
 
 
-def pending_pairs(vault: Path, limit: int | None = None) -> list[QueuedPair]:
+def pending_pairs(vault: Path, limit: int | None = None, *, sort: str = "score") -> list[QueuedPair]:
     conn = open_ledger(vault)
     try:
-        return ReviewQueue(conn).pairs(limit)
+        return ReviewQueue(conn).pairs(limit, sort=sort)
+    finally:
+        conn.close()
+
+
+def pending_rules(vault: Path) -> dict[str, int]:
+    """Waiting pairs per rule that proposed them (what a bulk dismissal of each would take)."""
+    conn = open_ledger(vault)
+    try:
+        return ReviewQueue(conn).rule_counts()
     finally:
         conn.close()
 

@@ -113,6 +113,19 @@ class DecisionLedger:
         bump_counter(self.conn, OVERLAY_GENERATION)
         return self.get(decision_id)  # type: ignore[return-value]
 
+    def retract_batch(self, batch_id: str) -> list[Decision]:
+        """Retract, in one transaction, every decision in force that was recorded in batch ``batch_id``
+        (``evidence["batch"]``: a bulk dismissal), so one undo restores the state before the whole batch."""
+        with transaction(self.conn):
+            rows = self.conn.execute("SELECT decision_id, retracted_at FROM decisions WHERE json_extract(evidence, '$.batch') = ?",
+                                     (batch_id,)).fetchall()
+            if not rows:
+                raise EngramError(f"no decisions in batch {batch_id!r}")
+            active = [r["decision_id"] for r in rows if r["retracted_at"] is None]
+            if not active:
+                raise EngramError(f"batch {batch_id} was already retracted ({len(rows)} decisions)")
+            return [self.retract_within(decision_id) for decision_id in active]
+
     def withdraw_within(self, decision_id: str) -> None:
         """Delete an active automatic judgment the evidence no longer carries (see the module docstring)."""
         row = self.get(decision_id)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from engram_lab.errors import EngramError
 from engram_lab.state.documents import now_iso
 
 
@@ -37,6 +38,10 @@ class StoredCandidate:
     evidence: dict[str, Any]
 
 
+SORTS: dict[str, str] = {  # how a person can order the resolution queue
+    "score": "score DESC, a, b",
+    "rule": "rule, score DESC, a, b",
+}
 _JUDGED = ("SELECT 1 FROM decisions d WHERE d.kind = 'resolution' AND d.retracted_at IS NULL AND "
            "((d.subject = q.a AND d.object = q.b) OR (d.subject = q.b AND d.object = q.a))")
 
@@ -47,11 +52,20 @@ class ReviewQueue:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def pairs(self, limit: int | None = None, *, include_decided: bool = False) -> list[QueuedPair]:
-        """Pairs waiting for review: those without an active resolution judgment, unless ``include_decided``."""
+    def pairs(self, limit: int | None = None, *, include_decided: bool = False, sort: str = "score") -> list[QueuedPair]:
+        """Pairs waiting for review: those without an active resolution judgment, unless ``include_decided``.
+        ``sort``: a key of ``SORTS`` (highest score first, or grouped by the rule that proposed them)."""
+        if sort not in SORTS:
+            raise EngramError(f"cannot sort the review queue by {sort!r}; use one of: {', '.join(SORTS)}")
         where = "" if include_decided else f"WHERE NOT EXISTS ({_JUDGED})"
-        sql = f"SELECT * FROM resolution_queue q {where} ORDER BY score DESC, a, b" + (f" LIMIT {int(limit)}" if limit else "")
+        sql = f"SELECT * FROM resolution_queue q {where} ORDER BY {SORTS[sort]}" + (f" LIMIT {int(limit)}" if limit else "")
         return [QueuedPair(r["a"], r["b"], r["score"], r["rule"], json.loads(r["evidence"])) for r in self.conn.execute(sql)]
+
+    def rule_counts(self) -> dict[str, int]:
+        """How many waiting pairs each rule proposed: what a bulk dismissal of one rule would take off the queue."""
+        rows = self.conn.execute(f"SELECT rule, COUNT(*) FROM resolution_queue q WHERE NOT EXISTS ({_JUDGED}) "
+                                 "GROUP BY rule ORDER BY rule")
+        return {r[0]: int(r[1]) for r in rows}
 
     def put(self, a: str, b: str, score: float, rule: str, evidence: dict[str, Any]) -> None:
         self.conn.execute(
