@@ -17,7 +17,9 @@ from engram_lab.agent.proposals import approve, list_proposals, reject
 from engram_lab.engine import Engine
 from engram_lab.errors import EngramError
 from engram_lab.procedural.store import MemoryStore
-from engram_lab.resolve.service import candidate_id
+from engram_lab.jupyter.review_items import pair_item, supersession_item
+from engram_lab.state.review import SORTS
+from engram_lab.state.review_page import DEFAULT_PAGE_SIZE, clamp_page, page_of
 
 STATIC = Path(__file__).parent / "static"
 
@@ -122,12 +124,59 @@ class _Queue(_Panel):
 
 
 class ResolutionReview(_Queue):
+    """Entity pairs, a page at a time, sorted by score or by rule; a rule's pairs can be dismissed as one
+    (a person's ``distinct`` on each, one batch) and undo retracts the batch, so every pair returns."""
+
+    page = traitlets.Int(1).tag(sync=True)
+    pages = traitlets.Int(1).tag(sync=True)
+    page_size = traitlets.Int(DEFAULT_PAGE_SIZE).tag(sync=True)
+    total = traitlets.Int(0).tag(sync=True)
+    first = traitlets.Int(0).tag(sync=True)
+    sort = traitlets.Unicode("score").tag(sync=True)
+    sorts = traitlets.List(list(SORTS)).tag(sync=True)
+    rules = traitlets.List().tag(sync=True)  # [{"rule", "count"}]: the pairs waiting per rule
+
     def __init__(self, engine: Engine, **kwargs: Any) -> None:
         super().__init__(engine, kind="resolution", title="Entity pairs to review",
                          actions=["same", "distinct", "broader", "narrower", "related", "skip"], **kwargs)
 
+    def refresh(self) -> None:
+        waiting = [p for p in self.engine.pending_pairs(sort=self.sort) if f"{p.a}|{p.b}" not in self._skipped]
+        shown = page_of(waiting, clamp_page(self.page, len(waiting), self.page_size), self.page_size)
+        self.page, self.pages, self.total, self.first = shown.page, shown.pages, shown.total, shown.first
+        self.rules = [{"rule": rule, "count": n} for rule, n in self.engine.pending_rules().items()]
+        self.items = [pair_item(p) for p in shown.items]
+        self.can_undo = bool(self._undo)
+
+    def _on_message(self, widget: object, content: dict[str, Any], buffers: object) -> None:
+        kind = content.get("type")
+        if kind not in ("page", "sort", "dismiss"):
+            super()._on_message(widget, content, buffers)
+            return
+        try:
+            if kind == "page":
+                wanted = int(content["page"])
+                page_of(range(self.total), wanted, self.page_size)  # a page past the end is an error, not a jump
+                self.page, self.status = wanted, ""
+            elif kind == "sort":
+                if content.get("by") not in SORTS:
+                    raise ValueError(f"cannot sort by {content.get('by')!r}; use one of: {', '.join(SORTS)}")
+                self.sort, self.page, self.status = str(content["by"]), 1, ""
+            else:
+                self.status = self._dismiss(str(content["rule"]))
+        except (EngramError, KeyError, TypeError, ValueError) as exc:
+            self.status = f"error: {exc}"
+        self.refresh()
+
+    def _dismiss(self, rule: str) -> str:
+        done = self.engine.dismiss_rule(rule)
+        n = len(done.decisions)
+        self._undo.append(lambda: f"retracted batch {done.batch_id}: {len(self.engine.retract_batch(done.batch_id))} "
+                                  f"pairs from rule {rule!r} are back for review")
+        return f"dismissed {n} pairs from rule {rule!r} as distinct (batch {done.batch_id}); undo puts them back"
+
     def load(self) -> list[dict[str, Any]]:
-        return [{"a": p.a, "b": p.b, "score": p.score, "rule": p.rule, "evidence": p.evidence} for p in self.engine.pending_pairs(100)]
+        return list(self.items)
 
     def key(self, item: dict[str, Any]) -> str:
         return f"{item['a']}|{item['b']}"
@@ -135,7 +184,8 @@ class ResolutionReview(_Queue):
     def act(self, action: str, item: dict[str, Any]) -> str:
         decision = self.engine.judge(item["a"], item["b"], action)
         names = f"{item['evidence'].get('name_a')} {action} {item['evidence'].get('name_b')}"
-        self._undo.append(lambda: f"retracted {self.engine.retract(decision.decision_id).decision_id} ({names})")
+        self._undo.append(lambda: f"retracted {self.engine.retract(decision.decision_id).decision_id} ({names}): "
+                                  "the pair is back for review")
         return f"recorded {decision.decision_id}: {names}"
 
 
@@ -145,7 +195,7 @@ class SupersessionReview(_Queue):
                          actions=["accept", "reject", "skip"], **kwargs)
 
     def load(self) -> list[dict[str, Any]]:
-        return [{"id": candidate_id(c), **c.evidence} for c in self.engine.supersessions() if c.evidence.get("status") == "pending"]
+        return [supersession_item(c) for c in self.engine.supersessions() if c.evidence.get("status") == "pending"]
 
     def key(self, item: dict[str, Any]) -> str:
         return str(item["id"])

@@ -82,6 +82,17 @@ def _content_words(text: str) -> frozenset[str]:
     return frozenset(w[:5] for w in nm.tokens(plain) if len(w) >= 4 and w.isalpha() and w not in _STOP and w[:5] not in _CUES)
 
 
+def surface_words(stems: list[str], *texts: str) -> list[str]:
+    """The words as the notes wrote them for the shared word stems (first five letters) a candidate
+    records: a reader should see "sampling", not "sampl". A stem no text holds stays as it is."""
+    seen: dict[str, str] = {}
+    for text in texts:
+        for raw in re.findall(r"[^\W_]+", _WIKILINK.sub(" ", text)):
+            for token in nm.tokens(raw):
+                seen.setdefault(token[:5], raw)
+    return [seen.get(stem, stem) for stem in stems]
+
+
 def dated_decisions(statements: pl.DataFrame, state: ResolutionState, names: dict[str, str],
                     note_by_title: dict[str, str]) -> list[DatedDecision]:
     """Decision statements with a date; subjects mapped to resolved entities, links to the notes they name."""

@@ -6,9 +6,25 @@ function esc(text) {
   return div.innerHTML;
 }
 
+// Every evidence number under its name (the kernel names them, and never sends a blank).
 function evidence(item) {
   const e = item.evidence || {};
-  return `<div class="muted">${esc(e.reason || "")} · surface ${esc(e.surface)} · cosine ${esc(e.cosine)} · shared notes ${esc(e.shared_docs)} · shared neighbours ${esc(e.shared_neighbours)} · score ${esc(item.score)}</div>`;
+  const numbers = (item.numbers || []).map((n) => `<span class="num">${esc(n.name)} <b>${esc(n.value)}</b></span>`).join(" · ");
+  return `<div class="muted">rule <b>${esc(item.rule)}</b>: ${esc(e.reason || "")} · proposed by ${esc(item.sources)}</div><div class="muted numbers">${numbers}</div>`;
+}
+
+// Paging, sort and per-rule dismissal for the resolution queue: a real vault queues hundreds of pairs.
+function pager(model) {
+  if (model.get("kind") !== "resolution") return "";
+  const page = model.get("page"), pages = model.get("pages"), total = model.get("total"), first = model.get("first");
+  const shown = (model.get("items") || []).length;
+  const sorts = (model.get("sorts") || []).map((s) => `<option value="${esc(s)}" ${s === model.get("sort") ? "selected" : ""}>${esc(s)}</option>`).join("");
+  const dismiss = (model.get("rules") || []).map((r) => `<button class="dismiss" data-rule="${esc(r.rule)}" title="judge all ${esc(r.count)} waiting pairs from this rule distinct; undo puts them back">dismiss ${esc(r.count)} ${esc(r.rule)}</button>`).join("");
+  return `<div class="pager"><button class="prev" ${page > 1 ? "" : "disabled"}>previous</button>
+    <span class="where">page ${page} of ${pages} · pairs ${shown ? `${first}–${first + shown - 1}` : "0"} of ${total}</span>
+    <button class="next" ${page < pages ? "" : "disabled"}>next</button>
+    <label>sort by <select class="sort">${sorts}</select></label></div>
+    ${dismiss ? `<div class="rules muted">all pairs of a rule: ${dismiss}</div>` : ""}`;
 }
 
 function diff(text) {
@@ -18,7 +34,7 @@ function diff(text) {
 
 const BODIES = {
   resolution: (item) => `<div><b>${esc(item.evidence.name_a)}</b> <span class="muted">(${esc(item.evidence.kind_a)})</span> ~ <b>${esc(item.evidence.name_b)}</b> <span class="muted">(${esc(item.evidence.kind_b)})</span></div>${evidence(item)}`,
-  supersession: (item) => `<div class="side"><div><div class="muted">earlier · ${esc(item.earlier.date)}</div>${esc(item.earlier.text)}</div><div><div class="muted">later · ${esc(item.later.date)}</div>${esc(item.later.text)}</div></div><div class="muted">status ${esc(item.status)} · shared: ${esc((item.shared_subjects || []).join(", "))} ${esc((item.shared_words || []).join(", "))}</div>`,
+  supersession: (item) => `<div class="side"><div><div class="muted">earlier · ${esc(item.earlier.date)}</div>${esc(item.earlier.text)}</div><div><div class="muted">later · ${esc(item.later.date)}</div>${esc(item.later.text)}</div></div><div class="muted">status ${esc(item.status)} · shared subjects: ${esc((item.shared_subjects || []).join(", ") || "none")} · shared words: ${esc((item.shared_words || []).join(", ") || "none")}</div>`,
   learned: (item) => `<div><b>${esc(item.path)}</b></div>`,
   agent: (item) => item.item === "proposal"
     ? `<div><b>proposal ${esc(item.id)}</b> ${esc(item.kind)} ${esc(item.path)} <span class="muted">by ${esc(item.actor)} · ${esc(item.created_at)}</span></div><div class="muted">why: ${esc(item.why)}</div>${diff(item.diff)}`
@@ -32,15 +48,22 @@ function render({ model, el }) {
     const items = model.get("items") || [];
     const actions = model.get("actions") || [];
     const rows = items.map((item, i) => `<div class="row">${BODIES[kind](item)}<div>${(item.actions || actions).map((a) => `<button data-i="${i}" data-action="${a}">${a}</button>`).join("")}</div></div>`).join("");
-    el.innerHTML = `<div class="engram-panel"><h4>${esc(model.get("title"))} <span class="muted">${items.filter((item) => item.item !== "checkpoint").length} waiting</span></h4>
+    const waiting = kind === "resolution" ? model.get("total") : items.filter((item) => item.item !== "checkpoint").length;
+    el.innerHTML = `<div class="engram-panel"><h4>${esc(model.get("title"))} <span class="muted">${waiting} waiting</span></h4>
       <div class="muted">${esc(model.get("status"))}</div>
       <button class="undo" ${model.get("can_undo") ? "" : "disabled"}>undo</button>
+      ${pager(model)}
       ${rows || "<div class='muted'>nothing to review</div>"}</div>`;
     el.querySelectorAll("button[data-action]").forEach((b) => b.addEventListener("click", () =>
       model.send({ type: "act", action: b.dataset.action, index: Number(b.dataset.i) })));
     el.querySelector("button.undo").addEventListener("click", () => model.send({ type: "undo" }));
+    const on = (selector, event, message) => { const node = el.querySelector(selector); if (node) node.addEventListener(event, () => model.send(message(node))); };
+    on("button.prev", "click", () => ({ type: "page", page: model.get("page") - 1 }));
+    on("button.next", "click", () => ({ type: "page", page: model.get("page") + 1 }));
+    on("select.sort", "change", (node) => ({ type: "sort", by: node.value }));
+    el.querySelectorAll("button.dismiss").forEach((b) => b.addEventListener("click", () => model.send({ type: "dismiss", rule: b.dataset.rule })));
   };
-  ["change:items", "change:status", "change:can_undo"].forEach((e) => model.on(e, draw));
+  ["change:items", "change:status", "change:can_undo", "change:page", "change:rules"].forEach((e) => model.on(e, draw));
   draw();
 }
 
