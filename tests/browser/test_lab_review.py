@@ -1,0 +1,52 @@
+"""The resolution review panel in chromium (issue 21, item 5): pages with next / previous and "page n of N",
+every evidence number under its name, a rule's pairs dismissed with one click and brought back by undo."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.browser.test_lab_notebook import _run_all
+
+pytestmark = pytest.mark.slow
+CELL = ("%load_ext engram_lab\n%engram open demo-vault\n"
+        "from engram_lab.engine import Engine\nfrom engram_lab.jupyter.widgets import ResolutionReview\n"
+        "ResolutionReview(Engine('demo-vault'), page_size=4)")
+
+
+def _notebook() -> str:
+    cell = {"cell_type": "code", "execution_count": None, "id": "review", "metadata": {}, "outputs": [], "source": CELL}
+    return json.dumps({"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+                       "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_review_panel_pages_dismisses_a_rule_and_undo_brings_it_back(lab, browser, artifacts):
+    (lab["root"] / "21-review.ipynb").write_text(_notebook())
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    page.goto(f"{lab['url']}/lab/tree/21-review.ipynb")
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    _run_all(page, artifacts)
+    panel = page.locator(".engram-panel", has=page.locator(".pager")).first
+    where = panel.locator(".pager .where")
+    where.wait_for(timeout=240_000)
+    assert where.inner_text().startswith("page 1 of 2 · pairs 1–4 of 6"), where.inner_text()
+    assert panel.locator(".row").count() == 4
+    numbers = panel.locator(".numbers").first.inner_text()
+    assert "label cosine" in numbers and "name similarity (Jaro-Winkler)" in numbers and "shared notes" in numbers, numbers
+    panel.screenshot(path=str(artifacts / "21-review-page-1.png"))
+
+    panel.locator("button.next").click()
+    panel.locator(".pager .where", has_text="page 2 of 2").wait_for(timeout=60_000)
+    assert panel.locator(".row").count() == 2
+
+    panel.locator("button.dismiss", has_text="surname").click()
+    panel.locator(".muted", has_text="dismissed 3 pairs from rule 'surname'").wait_for(timeout=120_000)
+    assert "of 3" in panel.locator(".pager .where").inner_text()
+    panel.screenshot(path=str(artifacts / "21-review-dismissed.png"))
+
+    panel.locator("button.undo").click()
+    panel.locator(".muted", has_text="are back for review").wait_for(timeout=120_000)
+    assert "of 6" in panel.locator(".pager .where").inner_text()
+    panel.screenshot(path=str(artifacts / "21-review-undone.png"))
+    page.close()
