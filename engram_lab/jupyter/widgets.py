@@ -130,6 +130,7 @@ class ResolutionReview(_Queue):
     page = traitlets.Int(1).tag(sync=True)
     pages = traitlets.Int(1).tag(sync=True)
     page_size = traitlets.Int(DEFAULT_PAGE_SIZE).tag(sync=True)
+    page_sizes = traitlets.List([10, 20, 50, 100]).tag(sync=True)
     total = traitlets.Int(0).tag(sync=True)
     first = traitlets.Int(0).tag(sync=True)
     sort = traitlets.Unicode("score").tag(sync=True)
@@ -150,7 +151,7 @@ class ResolutionReview(_Queue):
 
     def _on_message(self, widget: object, content: dict[str, Any], buffers: object) -> None:
         kind = content.get("type")
-        if kind not in ("page", "sort", "dismiss"):
+        if kind not in ("page", "page_size", "sort", "dismiss"):
             super()._on_message(widget, content, buffers)
             return
         try:
@@ -158,6 +159,11 @@ class ResolutionReview(_Queue):
                 wanted = int(content["page"])
                 page_of(range(self.total), wanted, self.page_size)  # a page past the end is an error, not a jump
                 self.page, self.status = wanted, ""
+            elif kind == "page_size":
+                size = int(content["size"])
+                first = self.first or 1
+                page_of([], 1, size)  # a size below one is an error
+                self.page_size, self.page, self.status = size, (first - 1) // size + 1, ""  # keep the first pair in view
             elif kind == "sort":
                 if content.get("by") not in SORTS:
                     raise ValueError(f"cannot sort by {content.get('by')!r}; use one of: {', '.join(SORTS)}")

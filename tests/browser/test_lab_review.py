@@ -31,7 +31,7 @@ def test_review_panel_pages_dismisses_a_rule_and_undo_brings_it_back(lab, browse
     where = panel.locator(".pager .where")
     where.wait_for(timeout=240_000)
     assert where.inner_text().startswith("page 1 of 2 · pairs 1–4 of 6"), where.inner_text()
-    assert panel.locator(".row").count() == 4
+    assert panel.locator(".row").count() == 4 and panel.locator("select.size").input_value() == "4"
     numbers = panel.locator(".numbers").first.inner_text()
     assert "label cosine" in numbers and "name similarity (Jaro-Winkler)" in numbers and "shared notes" in numbers, numbers
     panel.screenshot(path=str(artifacts / "21-review-page-1.png"))

@@ -39,6 +39,16 @@ def test_pages_next_previous_and_a_page_past_the_end(engine):
     assert panel.status.startswith("error: invalid literal") and panel.page == 2
 
 
+def test_page_size_keeps_the_first_pair_in_view(engine):
+    panel = ResolutionReview(engine, page_size=2)
+    send(panel, type="page", page=3)
+    first = panel.items[0]
+    send(panel, type="page_size", size=4)
+    assert (panel.page_size, panel.page, panel.first) == (4, 2, 5) and first in panel.items
+    send(panel, type="page_size", size=0)
+    assert panel.status == "error: a page holds at least one pair, got a page size of 0" and panel.page_size == 4
+
+
 def test_sort_by_rule_then_by_score(engine):
     panel = ResolutionReview(engine, page_size=50)
     send(panel, type="sort", by="rule")

@@ -19,11 +19,13 @@ function pager(model) {
   const page = model.get("page"), pages = model.get("pages"), total = model.get("total"), first = model.get("first");
   const shown = (model.get("items") || []).length;
   const sorts = (model.get("sorts") || []).map((s) => `<option value="${esc(s)}" ${s === model.get("sort") ? "selected" : ""}>${esc(s)}</option>`).join("");
+  const sizes = [...new Set([...(model.get("page_sizes") || []), model.get("page_size")])].sort((x, y) => x - y).map((n) => `<option value="${n}" ${n === model.get("page_size") ? "selected" : ""}>${n}</option>`).join("");
   const dismiss = (model.get("rules") || []).map((r) => `<button class="dismiss" data-rule="${esc(r.rule)}" title="judge all ${esc(r.count)} waiting pairs from this rule distinct; undo puts them back">dismiss ${esc(r.count)} ${esc(r.rule)}</button>`).join("");
   return `<div class="pager"><button class="prev" ${page > 1 ? "" : "disabled"}>previous</button>
     <span class="where">page ${page} of ${pages} · pairs ${shown ? `${first}–${first + shown - 1}` : "0"} of ${total}</span>
     <button class="next" ${page < pages ? "" : "disabled"}>next</button>
-    <label>sort by <select class="sort">${sorts}</select></label></div>
+    <label>sort by <select class="sort">${sorts}</select></label>
+    <label><select class="size">${sizes}</select> a page</label></div>
     ${dismiss ? `<div class="rules muted">all pairs of a rule: ${dismiss}</div>` : ""}`;
 }
 
@@ -61,9 +63,10 @@ function render({ model, el }) {
     on("button.prev", "click", () => ({ type: "page", page: model.get("page") - 1 }));
     on("button.next", "click", () => ({ type: "page", page: model.get("page") + 1 }));
     on("select.sort", "change", (node) => ({ type: "sort", by: node.value }));
+    on("select.size", "change", (node) => ({ type: "page_size", size: Number(node.value) }));
     el.querySelectorAll("button.dismiss").forEach((b) => b.addEventListener("click", () => model.send({ type: "dismiss", rule: b.dataset.rule })));
   };
-  ["change:items", "change:status", "change:can_undo", "change:page", "change:rules"].forEach((e) => model.on(e, draw));
+  ["change:items", "change:status", "change:can_undo", "change:page", "change:page_size", "change:rules"].forEach((e) => model.on(e, draw));
   draw();
 }
 
