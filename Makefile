@@ -70,6 +70,7 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python -m benchmarks.resolution_bench scale --entities 100000
 	$(BIN)/python -m benchmarks.query_bench --notes 10000
 	$(BIN)/python -m benchmarks.startup_bench --notes 300
+	$(BIN)/python -m benchmarks.edit_bench --notes 300
 	$(BIN)/python -m benchmarks.checkpoint_bench
 	@if command -v node >/dev/null; then $(BIN)/python -m benchmarks.panel_bench; else echo "make bench: node not found; panel layout benchmark skipped"; fi
 	@if [ -f "$(SHARED_DATA)/corpus.json" ]; then $(BIN)/python -m benchmarks.index_bench musique --corpus "$(SHARED_DATA)/corpus.json"; \

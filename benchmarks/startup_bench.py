@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.synthetic_vault import write_synthetic_vault
+from benchmarks.synthetic_vault import vault_or_synthetic
 
 QUERY = "Which decision changed how closures capture variables?"
 
@@ -84,11 +84,7 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    vault = args.vault
-    if vault is None:
-        vault = Path(".bench/startup/vault")
-        if not vault.exists():
-            write_synthetic_vault(vault, args.notes)
+    vault = vault_or_synthetic(args.vault, Path(".bench/startup/vault"), args.notes)
     engram = str(Path(sys.executable).with_name("engram"))
     indexed = _wall([engram, "index", str(vault), "--quiet"])
     notes = sorted(p for p in vault.rglob("*.md") if ".engram" not in p.parts)

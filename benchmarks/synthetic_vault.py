@@ -54,3 +54,12 @@ def write_synthetic_vault(root: Path, n: int, seed: int = 7) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"note-{i:05d}.md").write_text(note_text(i, n, rng), encoding="utf-8")
     return root
+
+
+def vault_or_synthetic(vault: Path | None, folder: Path, n: int) -> Path:
+    """``vault`` when given, else a synthetic vault of ``n`` notes in ``folder`` (kept, so a rerun reuses its index)."""
+    if vault is not None:
+        return vault
+    if not folder.exists():
+        write_synthetic_vault(folder, n)
+    return folder
