@@ -42,38 +42,48 @@ def _run_all(page, artifacts):
     raise AssertionError("Run All Cells did not start the notebook; see 01-run-all-failed.png")
 
 
+def document(page, name):
+    """The main-area widget of the tab named ``name``: JupyterLab restores the tabs earlier tests left open
+    (notebook 05, notes), so a bare ``.jp-Notebook``, output or panel may be theirs."""
+    tab = page.locator(".lm-DockPanel .lm-TabBar-tab", has_text=name).first
+    tab.wait_for(timeout=60_000)
+    return page.locator(f"[id='{tab.get_attribute('data-id')}']")
+
+
 def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{lab['url']}/lab/tree/01-quickstart.ipynb")
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    page.locator(".lm-DockPanel .lm-TabBar-tab.lm-mod-current", has_text="01-quickstart").first.wait_for(timeout=60_000)
+    notebook = document(page, "01-quickstart")
+    notebook.locator(".jp-Notebook").wait_for(timeout=60_000)
     _run_all(page, artifacts)
 
-    results = page.locator(".engram-view table").first
+    results = notebook.locator(".engram-view table").first
     results.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
     assert "sensor" in results.inner_text().lower()
     _shot(results, artifacts / "01-search-results.png")
 
-    provenance = page.locator(".engram-panel pre.note mark").first
+    provenance = notebook.locator(".engram-panel pre.note mark").first
     provenance.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
     assert provenance.inner_text().strip()
-    _shot(page.locator(".engram-panel", has=page.locator("pre.note")).first, artifacts / "01-provenance-panel.png")
+    _shot(notebook.locator(".engram-panel", has=page.locator("pre.note")).first, artifacts / "01-provenance-panel.png")
 
-    activation = page.locator(".engram-panel svg circle").first
+    activation = notebook.locator(".engram-panel svg circle").first
     activation.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
     activation.scroll_into_view_if_needed()
     activation.dispatch_event("click")  # nodes may overlap: click this one, whatever lies on top
-    panel = page.locator(".engram-panel", has=page.locator("svg")).first
+    panel = notebook.locator(".engram-panel", has=page.locator("svg")).first
     panel.locator("b").first.wait_for(state="attached", timeout=30_000)  # the clicked node's mentions
     _shot(panel, artifacts / "01-activation-panel.png")
 
     # The last cell shows the review panel: click "distinct" on the first pair.
-    distinct = page.locator(".engram-panel button[data-action='distinct']").first
+    distinct = notebook.locator(".engram-panel button[data-action='distinct']").first
     distinct.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
-    review = page.locator(".engram-panel", has=page.locator("button[data-action='distinct']")).first
+    review = notebook.locator(".engram-panel", has=page.locator("button[data-action='distinct']")).first
     _shot(review, artifacts / "01-review-panel-before.png")
     distinct.click()
-    page.locator(".engram-panel", has_text="recorded").first.wait_for(state="attached", timeout=60_000)
-    _shot(page.locator(".engram-panel", has_text="recorded").first, artifacts / "01-review-panel-after.png")
+    notebook.locator(".engram-panel", has_text="recorded").first.wait_for(state="attached", timeout=60_000)
+    _shot(notebook.locator(".engram-panel", has_text="recorded").first, artifacts / "01-review-panel-after.png")
     page.screenshot(path=str(artifacts / "01-notebook.png"), full_page=False)
 
     # A result's link carries its vault and span: the extension opens the editor with the span selected
@@ -87,7 +97,7 @@ def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     # With the lab extension installed, the provenance panel's link opens the note with the span selected,
     # also when that note is already open in a tab behind the notebook (here: when it is the result above).
     page.locator(".lm-TabBar-tab", has_text="01-quickstart").first.click()
-    panel_link = page.locator(".engram-panel a.open").first
+    panel_link = notebook.locator(".engram-panel a.open").first
     note_name = panel_link.inner_text().split("#")[0].split("/")[-1]
     panel_link.scroll_into_view_if_needed()
     panel_link.click()

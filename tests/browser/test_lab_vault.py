@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from tests.browser.test_lab_notebook import _span_selected
+from tests.browser.test_lab_notebook import _span_selected, document
 
 pytestmark = pytest.mark.slow
 
@@ -32,16 +32,10 @@ def _vault(lab) -> dict:
         return json.loads(response.read())
 
 
-def _document(page, name):
-    """The main-area widget of the tab named ``name``: JupyterLab restores the tabs earlier tests left open
-    (notebook 01, its notes), so a bare ``.jp-Notebook`` or output may be theirs."""
-    tab = page.locator(".lm-DockPanel .lm-TabBar-tab", has_text=name).first
-    tab.wait_for(timeout=60_000)
-    return page.locator(f"[id='{tab.get_attribute('data-id')}']")
-
-
 def _open_sidebar(page, lab):
-    page.goto(f"{lab['url']}/lab")
+    # ?reset: a fresh layout, not the tabs earlier tests left open (the file browser would follow them into a
+    # vault's subfolder, away from the folders this test right-clicks).
+    page.goto(f"{lab['url']}/lab?reset")
     tab = page.locator(".lm-TabBar-tab", has=page.locator(".jp-engram-icon")).first
     tab.wait_for(timeout=60_000)
     tab.click()
@@ -105,7 +99,9 @@ def test_open_as_vault_then_a_kernel_switches_back_and_links_open_at_the_span(la
 
     # The file browser's context menu: "Open as engram vault".
     page.locator(".jp-SideBar .lm-TabBar-tab[data-id='filebrowser']").first.click()
-    page.locator(".jp-DirListing-item", has_text="second-vault").first.click(button="right")
+    folder = page.locator("#filebrowser .jp-DirListing-item", has_text="second-vault").first
+    folder.wait_for(timeout=30_000)
+    folder.click(button="right")
     page.locator(".lm-Menu-itemLabel", has_text="Open as engram vault").first.click()
     sidebar.locator(".jp-engram-vault-name", has_text="second-vault").wait_for(timeout=30_000)
     sidebar.locator(".jp-engram-note", has_text="buoys.md").first.wait_for(timeout=30_000)  # new: not indexed yet
@@ -116,7 +112,7 @@ def test_open_as_vault_then_a_kernel_switches_back_and_links_open_at_the_span(la
     # A notebook's %engram open tells the server: the sidebar follows the kernel's vault.
     page.goto(f"{lab['url']}/lab/tree/21-one-vault.ipynb")
     page.locator(".lm-DockPanel .lm-TabBar-tab.lm-mod-current", has_text="21-one-vault").first.wait_for(timeout=60_000)
-    notebook = _document(page, "21-one-vault")
+    notebook = document(page, "21-one-vault")
     notebook.locator(".jp-Notebook").wait_for(timeout=60_000)
     page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(state="attached", timeout=120_000)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
