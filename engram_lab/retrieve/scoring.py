@@ -40,7 +40,6 @@ class Ranking:
     entity_scores: np.ndarray
     seeds: SeedScores
     reset: np.ndarray | None
-    walk: np.ndarray | None = None  # the walk's note scores, length-normalised, before final_blend (None: no walk)
 
 
 def top_positive(values: np.ndarray, k: int) -> list[int]:
@@ -167,7 +166,7 @@ def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | Non
         walked = length_normalised(scores[: data.n_passages], reset[: data.n_passages] / reset.sum(), settings.damping,
                                    data.chunks_per_note, settings.walk_length_norm)
         doc_scores = walked + settings.final_blend * (passage_doc / p_total if p_total > 0 else 0)
-        return Ranking(doc_scores, scores[data.n_passages :], seeds, reset, walked)
+        return Ranking(doc_scores, scores[data.n_passages :], seeds, reset)
     # No walk: passages score by their own seed plus the seeds of the entities they mention, the latter divided by
     # the note's length as the walk's inflow is (a long note mentions more of anything).
     mentions = data.edges.filter(pl.col("type") == "mention")
