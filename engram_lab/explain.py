@@ -129,6 +129,7 @@ def activation_graph(data: RetrievalData, ranking: Ranking, results: list[Search
         is_passage = i < n_pass
         label = data.documents["title"][i] if is_passage else data.entities["name"][i - n_pass]
         nodes.append({"id": i, "label": label, "type": "passage" if is_passage else "entity",
+                      "kind": "note" if is_passage else data.entities["kind"][i - n_pass],
                       "activation": float(scores[i]), "seed": float(reset[i]) if i < reset.shape[0] else 0.0,
                       "won": bool(is_passage and doc_ids[i] in winners),
                       "path": data.documents["path"][i] if is_passage else None})

@@ -77,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("activation", help="how activation spread for a query (PPR panel)")
     _question(p)
     p.add_argument("--limit", type=int, default=200)
+    p = sub.add_parser("graph", help="the local graph around a note or an entity (or a search result with --result N)")
+    p.add_argument("centre", nargs="+", help="a note path or title, an entity name (note:NAME, entity:NAME to choose); "
+                                             "with --result, the query")
+    p.add_argument("--depth", type=int, default=1, help="1 or 2")
+    p.add_argument("--limit", type=int, default=80, help="the most nodes drawn (the strongest are kept)")
+    p.add_argument("--result", type=int, help="centre on the Nth result of a search for the words")
     p = sub.add_parser("export-graph", help="the query's activated subgraph as a standalone HTML file (pyvis)")
     _question(p)
     p.add_argument("--out", required=True)
@@ -90,7 +96,7 @@ def parse(line: str) -> argparse.Namespace:
         raise UsageError(f"cannot read the arguments: {exc}") from None
     if not words:
         raise UsageError(build_parser().format_usage().strip() + "\ncommands: open index status search context show review "
-                         "sparql learn accept judge retract memory ask provenance activation export-graph")
+                         "sparql learn accept judge retract memory ask provenance activation graph export-graph")
     args = build_parser().parse_args(words)
     if getattr(args, "k", 1) < 1:
         raise UsageError("--k must be at least 1")

@@ -23,6 +23,7 @@ class EngramMagics(Magics):
     def __init__(self, shell: Any = None) -> None:
         super().__init__(shell)
         self.session = Session()
+        self._indexes: dict[Path, Any] = {}  # vault -> PublishedIndex, for %engram graph before any search
 
     @line_cell_magic
     def engram(self, line: str, cell: str | None = None) -> Any:
@@ -178,7 +179,26 @@ class EngramMagics(Magics):
 
         query, graph, data = self._activation(args, min(max(args.limit, 1), 500))
         vault = self.session.engine.vault
-        return ActivationPanel(query, graph, lambda node: entity_mentions(vault, data, node - data.n_passages))
+        return ActivationPanel(query, graph, lambda node: entity_mentions(vault, data, node - data.n_passages), vault=str(vault))
+
+    def do_graph(self, args: argparse.Namespace, _cell: str | None) -> Any:
+        from engram_lab.jupyter.widgets import LocalGraphPanel
+        from engram_lab.retrieve.local_graph import local_graph
+        from engram_lab.retrieve.related import PublishedIndex
+
+        engine = self.session.engine
+        centre = " ".join(args.centre)
+        if args.result is not None:
+            results = engine.query(centre, k=max(10, args.result)).results
+            if not 1 <= args.result <= len(results):
+                raise UsageError(f"--result {args.result}: the search returned {len(results)} results")
+            centre = results[args.result - 1].path
+        data, judged = engine.searcher.loaded_data, engine.searcher.judged_edges()
+        if data is None:  # no search yet in this kernel: the last published index
+            data = self._indexes.setdefault(engine.vault, PublishedIndex(engine.vault)).data()
+        graph = local_graph(data, centre, depth=args.depth, limit=args.limit, judged=judged)
+        vault = engine.vault
+        return LocalGraphPanel(graph, lambda node: entity_mentions(vault, data, node - data.n_passages), vault=str(vault))
 
     def do_export_graph(self, args: argparse.Namespace, _cell: str | None) -> d.View:
         from engram_lab.jupyter.pyvis_export import to_pyvis

@@ -1,4 +1,4 @@
-"""anywidget panels: provenance, PPR activation, and the review queues. JS and CSS are files in this
+"""anywidget panels: provenance, the graph view (local graph, PPR activation), and the review queues. JS and CSS are files in this
 package (``static/``), loaded without any network. Each panel talks to the kernel by messages; every
 write goes through the engine (ledger first), then the panel's state is refreshed from it.
 """
@@ -47,17 +47,20 @@ class ProvenancePanel(_Panel):
             self.opened = [*self.opened, str(content.get("path"))]
 
 
-class ActivationPanel(_Panel):
-    """Seeds, activated nodes and typed edges of one query; a click on a node lists its mentions."""
+class GraphPanel(_Panel):
+    """The graph view (static/activation.js): zoom, pan, filters by edge type and node kind. A click on a note
+    opens it in the editor (in the browser); a click on an entity lists its mentions here."""
 
     _esm = STATIC / "activation.js"
-    query = traitlets.Unicode().tag(sync=True)
+    title = traitlets.Unicode().tag(sync=True)
+    summary = traitlets.Unicode().tag(sync=True)
+    vault = traitlets.Unicode().tag(sync=True)  # where the notes opened from the view live
     graph = traitlets.Dict().tag(sync=True)
     selected = traitlets.Unicode().tag(sync=True)
     mentions = traitlets.List().tag(sync=True)
 
-    def __init__(self, query: str, graph: dict[str, Any], mentions_of: Callable[[int], list[dict[str, Any]]], **kwargs: Any) -> None:
-        super().__init__(query=query, graph=graph, **kwargs)
+    def __init__(self, graph: dict[str, Any], mentions_of: Callable[[int], list[dict[str, Any]]], **kwargs: Any) -> None:
+        super().__init__(graph=graph, **kwargs)
         self._mentions_of = mentions_of
 
     def _on_message(self, _widget: object, content: dict[str, Any], _buffers: object) -> None:
@@ -67,13 +70,35 @@ class ActivationPanel(_Panel):
         if node is None:
             return
         self.selected = node["label"]
-        self.mentions = [{"path": node["path"], "start": None, "end": None, "surface": "(the passage itself)"}] \
+        self.mentions = [{"path": node["path"], "start": None, "end": None, "surface": "(the note itself)"}] \
             if node["type"] == "passage" else self._mentions_of(int(node["id"]))
+
+
+class ActivationPanel(GraphPanel):
+    """Seeds, activated nodes and typed edges of one query; a click on a node lists its mentions."""
+
+    query = traitlets.Unicode().tag(sync=True)
+
+    def __init__(self, query: str, graph: dict[str, Any], mentions_of: Callable[[int], list[dict[str, Any]]], **kwargs: Any) -> None:
+        summary = f"{graph.get('shown', 0)} of {graph.get('total', 0)} active nodes shown" + \
+            (" (capped: only the most activated are drawn)" if graph.get("capped") else "")
+        super().__init__(graph, mentions_of, query=query, title=f'activation for "{query}"', summary=summary, **kwargs)
 
     def to_pyvis(self, path: str | Path) -> Path:
         from engram_lab.jupyter.pyvis_export import to_pyvis
 
         return to_pyvis(self.graph, path, title=f"activation: {self.query}")
+
+
+class LocalGraphPanel(GraphPanel):
+    """The notes and entities around one note or entity, to depth 1 or 2 (``retrieve.local_graph``)."""
+
+    def __init__(self, graph: dict[str, Any], mentions_of: Callable[[int], list[dict[str, Any]]], **kwargs: Any) -> None:
+        centre = graph["nodes"][0]
+        what = centre["path"] or f"{centre['label']} ({centre['kind']})"
+        summary = f"depth {graph['depth']} · {graph['shown']} of {graph['total']} nodes" + \
+            (", the strongest" if graph.get("capped") else "")
+        super().__init__(graph, mentions_of, title=f"local graph of {what}", summary=summary, **kwargs)
 
 
 class _Queue(_Panel):

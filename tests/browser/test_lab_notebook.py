@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from engram_lab.resolve.service import resolution_state
@@ -50,6 +52,21 @@ def document(page, name):
     return page.locator(f"[id='{tab.get_attribute('data-id')}']")
 
 
+def run_cells(lab, browser, artifacts, name, cells, viewport):
+    """Write a notebook of these code cells into the lab, open it in a new page and run it: (page, its widget)."""
+    code = [{"cell_type": "code", "execution_count": None, "id": f"{name}-{i}", "metadata": {}, "outputs": [], "source": source}
+            for i, source in enumerate(cells)]
+    kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    (lab["root"] / f"{name}.ipynb").write_text(json.dumps({"cells": code, "metadata": kernel, "nbformat": 4, "nbformat_minor": 5}))
+    page = browser.new_page(viewport=viewport)
+    page.goto(f"{lab['url']}/lab/tree/{name}.ipynb")
+    page.locator(".lm-DockPanel .lm-TabBar-tab.lm-mod-current", has_text=name).first.wait_for(timeout=60_000)
+    notebook = document(page, name)  # tabs earlier tests left open come back too: look only in this one
+    notebook.locator(".jp-Notebook").wait_for(timeout=60_000)
+    _run_all(page, artifacts)
+    return page, notebook
+
+
 def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{lab['url']}/lab/tree/01-quickstart.ipynb")
@@ -68,7 +85,7 @@ def test_notebook_01_renders_results_and_panels(lab, browser, artifacts):
     assert provenance.inner_text().strip()
     _shot(notebook.locator(".engram-panel", has=page.locator("pre.note")).first, artifacts / "01-provenance-panel.png")
 
-    activation = notebook.locator(".engram-panel svg circle").first
+    activation = notebook.locator(".engram-panel svg circle.entity").first  # a note would open in the editor
     activation.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
     activation.scroll_into_view_if_needed()
     activation.dispatch_event("click")  # nodes may overlap: click this one, whatever lies on top

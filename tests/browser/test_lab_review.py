@@ -3,12 +3,11 @@ every evidence number under its name, a rule's pairs dismissed with one click an
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
-from tests.browser.test_lab_notebook import _run_all, document
+from tests.browser.test_lab_notebook import run_cells
 
 pytestmark = pytest.mark.slow
 CELL = ("%load_ext engram_lab\n%engram open demo-vault\n"
@@ -16,20 +15,8 @@ CELL = ("%load_ext engram_lab\n%engram open demo-vault\n"
         "ResolutionReview(Engine('demo-vault'), page_size=4)")
 
 
-def _notebook() -> str:
-    cell = {"cell_type": "code", "execution_count": None, "id": "review", "metadata": {}, "outputs": [], "source": CELL}
-    return json.dumps({"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-                       "nbformat": 4, "nbformat_minor": 5})
-
-
 def test_review_panel_pages_dismisses_a_rule_and_undo_brings_it_back(lab, browser, artifacts):
-    (lab["root"] / "21-review.ipynb").write_text(_notebook())
-    page = browser.new_page(viewport={"width": 1300, "height": 1000})
-    page.goto(f"{lab['url']}/lab/tree/21-review.ipynb")
-    page.locator(".lm-DockPanel .lm-TabBar-tab.lm-mod-current", has_text="21-review").first.wait_for(timeout=60_000)
-    notebook = document(page, "21-review")  # tabs earlier tests left open come back too: look only in this one
-    notebook.locator(".jp-Notebook").wait_for(timeout=60_000)
-    _run_all(page, artifacts)
+    page, notebook = run_cells(lab, browser, artifacts, "21-review", [CELL], {"width": 1300, "height": 1000})
     panel = notebook.locator(".engram-panel", has=page.locator(".pager")).first
     where = panel.locator(".pager .where")
     where.wait_for(timeout=240_000)
