@@ -18,6 +18,7 @@ from engram_lab.engine import Engine
 from engram_lab.errors import EngramError
 from engram_lab.procedural.store import MemoryStore
 from engram_lab.jupyter.review_items import pair_item, supersession_item
+from engram_lab.retrieve.local_graph import describe
 from engram_lab.state.review import SORTS
 from engram_lab.state.review_page import DEFAULT_PAGE_SIZE, clamp_page, page_of
 
@@ -94,11 +95,8 @@ class LocalGraphPanel(GraphPanel):
     """The notes and entities around one note or entity, to depth 1 or 2 (``retrieve.local_graph``)."""
 
     def __init__(self, graph: dict[str, Any], mentions_of: Callable[[int], list[dict[str, Any]]], **kwargs: Any) -> None:
-        centre = graph["nodes"][0]
-        what = centre["path"] or f"{centre['label']} ({centre['kind']})"
-        summary = f"depth {graph['depth']} · {graph['shown']} of {graph['total']} nodes" + \
-            (", the strongest" if graph.get("capped") else "")
-        super().__init__(graph, mentions_of, title=f"local graph of {what}", summary=summary, **kwargs)
+        title, summary = describe(graph)
+        super().__init__(graph, mentions_of, title=title, summary=summary, **kwargs)
 
 
 class _Queue(_Panel):

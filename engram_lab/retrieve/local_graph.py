@@ -23,7 +23,7 @@ import polars as pl
 from engram_lab.errors import EngramError
 from engram_lab.index.retrieval_index import RetrievalData
 
-__all__ = ["DEPTHS", "MAX_LOCAL_NODES", "find_centre", "local_graph"]
+__all__ = ["DEPTHS", "MAX_LOCAL_NODES", "describe", "find_centre", "local_graph"]
 
 DEPTHS = (1, 2)
 MAX_LOCAL_NODES = 80
@@ -137,6 +137,14 @@ def local_graph(data: RetrievalData, centre: str | int, depth: int = 1, limit: i
     return {"centre": node, "depth": depth, "nodes": nodes, "edges": edges, "shown": len(nodes),
             "total": 1 + len(ranked), "capped": len(ranked) + 1 > limit,
             "edge_types": sorted({e["type"] for e in edges}), "node_kinds": sorted({n["kind"] for n in nodes})}
+
+
+def describe(graph: dict[str, Any]) -> tuple[str, str]:
+    """A local graph's title and summary line, as the notebook and lab panels head it."""
+    centre = graph["nodes"][0]
+    what = centre["path"] or f"{centre['label']} ({centre['kind']})"
+    summary = f"depth {graph['depth']} · {graph['shown']} of {graph['total']} nodes" + (", the strongest" if graph["capped"] else "")
+    return f"local graph of {what}", summary
 
 
 def _node(data: RetrievalData, node: int, depth: int, score: float) -> dict[str, Any]:

@@ -246,5 +246,8 @@ def register(serverapp: Any) -> None:
     except EngramError as exc:
         serverapp.log.warning("engram: no vault open until a notebook or the file browser opens one: %s", exc)
     base = web_app.settings["base_url"]
-    web_app.add_handlers(".*$", [(url_path_join(base, "engram", name), handler) for name, handler in ROUTES.items()])
+    from engram_lab.server.graph_handlers import GRAPH_ROUTES  # they build on _Base, defined here
+
+    routes = ROUTES | GRAPH_ROUTES
+    web_app.add_handlers(".*$", [(url_path_join(base, "engram", name), handler) for name, handler in routes.items()])
     serverapp.log.info("engram: API at %sengram/ for %s", base, vaults.current or "no vault yet")

@@ -12,6 +12,7 @@ import { positionAt, progressText, staleText, triplesOfPart } from './logic';
 import { ITarget, openTarget } from './open';
 import { notePathIn } from './related';
 import { RelatedPanel } from './relatedPanel';
+import { GraphPanel } from './graphPanel';
 import { VaultSidebar } from './sidebar';
 import { VaultState } from './vault';
 
@@ -106,10 +107,16 @@ const plugin: JupyterFrontEndPlugin<void> = {
     related.title.label = 'Related';
     related.title.iconClass = 'jp-engram-related-icon'; // not the sidebar's class: tests and users find that tab by it
     shell.add(related, 'right', { rank: 600 });
+    // The local graph of the same note, drawn by the notebook panels' graph view.
+    const graph = new GraphPanel();
+    graph.title.label = 'Graph';
+    graph.title.iconClass = 'jp-engram-graph-icon';
+    shell.add(graph, 'right', { rank: 601 });
     const followEditor = () => {
       const path = (shell.currentWidget as any)?.context?.path as string | undefined;
       if (path) {
         void related.showFor(notePathIn(path, vaults.current.root_relative), vaults.current.vault);
+        graph.showFor(notePathIn(path, vaults.current.root_relative), vaults.current.vault);
       }
     };
     shell.currentChanged.connect(followEditor);
@@ -138,6 +145,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         }
         await sidebar.refresh();
         related.forget();
+        graph.forget();
         followEditor();
         window.setTimeout(() => void refreshStatus(), 4000);
       }

@@ -104,3 +104,37 @@ def test_local_graph_zooms_pans_filters_and_opens_a_note(lab, browser, artifacts
     page.locator(".jp-FileEditor:visible").first.wait_for(timeout=60_000)
     page.screenshot(path=str(artifacts / "21-local-graph-note-opened.png"))
     page.close()
+
+
+def test_the_lab_graph_panel_follows_the_note_in_the_editor(lab, browser, artifacts):
+    page = browser.new_page(viewport={"width": 1500, "height": 950})
+    page.goto(f"{lab['url']}/lab/tree/demo-vault/{NOTE}")
+    page.locator(".jp-FileEditor").first.wait_for(timeout=60_000)
+    panel = page.locator("#engram-local-graph")
+    if not panel.is_visible():
+        page.locator(".lm-TabBar-tab", has=page.locator(".jp-engram-graph-icon")).first.click()
+    panel.locator(".engram-graph .title", has_text=f"local graph of {NOTE}").wait_for(timeout=60_000)
+    one = panel.locator("circle").count()
+    assert one > 5 and panel.locator("circle.centre").count() == 1
+    assert panel.evaluate("n => n.scrollWidth <= n.clientWidth + 1"), "the panel overflows sideways"
+    panel.locator("select.jp-engram-graph-depth").select_option("2")
+    panel.locator(".engram-graph .summary", has_text="depth 2").wait_for(timeout=60_000)
+    assert panel.locator("circle").count() > one
+    no_news = page.get_by_role("button", name="No", exact=True)  # the "official Jupyter news?" toast
+    if no_news.count():
+        no_news.first.click()
+    page.screenshot(path=str(artifacts / "21-lab-local-graph.png"))
+
+    # A click on a note opens it in the editor, and the panel follows to that note's graph.
+    note = panel.locator("circle.note:not(.centre)").first
+    path = note.locator("title").text_content().split(" · ")[2]
+    note.dispatch_event("click")
+    page.locator(".lm-TabBar-tab.lm-mod-current", has_text=path.split("/")[-1]).first.wait_for(timeout=60_000)
+    panel.locator(".engram-graph .title", has_text=f"local graph of {path}").wait_for(timeout=60_000)
+    entity = panel.locator("circle.entity").first
+    label = entity.locator("title").text_content().split(" · ")[0]
+    entity.dispatch_event("click")
+    panel.locator(".details b", has_text=label).wait_for(timeout=30_000)
+    panel.locator(".details li a.mention").first.wait_for(timeout=30_000)
+    page.screenshot(path=str(artifacts / "21-lab-local-graph-followed.png"))
+    page.close()

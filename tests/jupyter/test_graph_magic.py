@@ -67,7 +67,7 @@ def test_the_activation_panel_shares_the_view_and_keeps_its_api(shell):
 
 
 LAYOUT_CHECK = """
-import { layout, fit } from %s;
+import { layout, fit, viewSize } from %s;
 const [n, isolated] = [300, 100];
 const nodes = [...Array(n).keys()].map((id) => ({ id }));
 const edges = [];
@@ -76,7 +76,8 @@ const pos = layout(nodes, edges, 760, 480, 80), v = fit(pos, 760, 480);
 const at = pos.map((p) => [v.tx + v.s * p.x, v.ty + v.s * p.y]);
 const r = ([x, y]) => Math.hypot((x - 380) / 380, (y - 240) / 240);
 console.log(JSON.stringify({ isolated: at.slice(0, isolated).map(r), connected: at.slice(isolated).map(r),
-  inside: at.every(([x, y]) => x >= 0 && x <= 760 && y >= 0 && y <= 480) }));
+  inside: at.every(([x, y]) => x >= 0 && x <= 760 && y >= 0 && y <= 480),
+  sizes: [viewSize(0), viewSize(1200), viewSize(300), viewSize(100)] }));
 """
 
 
@@ -86,6 +87,9 @@ def test_isolated_nodes_sit_in_the_middle_not_on_the_border():
                          capture_output=True, text=True, timeout=120, check=True)
     radii = json.loads(out.stdout)
     assert radii["inside"], "the fitted view holds every node"
+    notebook, wide, sidebar, narrow = radii["sizes"]  # a notebook's 760 x 480; a sidebar's own width, taller
+    assert notebook == wide == {"width": 760, "height": 480} and sidebar == {"width": 300, "height": 345}
+    assert narrow["width"] == 240
     isolated, connected = sorted(radii["isolated"]), sorted(radii["connected"])
     assert max(isolated) < 0.6, "no isolated node out towards the border"
     assert isolated[len(isolated) // 2] < connected[len(connected) // 2] / 2

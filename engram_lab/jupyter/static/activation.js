@@ -10,6 +10,14 @@ const KIND_COLORS = { note: "#9ecae1", passage: "#9ecae1", Person: "#e15759", Or
 const PALETTE = ["#ff9da7", "#76b7b2", "#a0cbe8", "#8cd17d", "#b6992d", "#f1ce63", "#86bcb6", "#d37295"];
 const WIDTH = 760, HEIGHT = 480, LABEL_ZOOM = 1.8;
 
+// The drawing's size: 760 x 480 in a notebook; in a narrower place (the lab's sidebar) as wide as it is, and
+// a little taller than wide, so nodes are not shrunk to dots.
+export function viewSize(available) {
+  if (!(available > 0) || available >= WIDTH) return { width: WIDTH, height: HEIGHT };
+  const width = Math.max(240, Math.floor(available));
+  return { width, height: Math.round(width * 1.15) };
+}
+
 function esc(text) {
   const div = document.createElement("div");
   div.textContent = text == null ? "" : String(text);
@@ -137,11 +145,12 @@ function render({ model, el }) {
     <div class="filters"><div class="edge-filters"></div><div class="kind-filters"></div></div>
     <div class="controls"><button class="zoom-in" title="zoom in">+</button><button class="zoom-out" title="zoom out">−</button><button class="fit" title="fit the graph to the view">fit</button>
       <span class="muted">wheel: zoom · drag: pan · click a note to open it, an entity to list its mentions</span></div>
-    <svg class="graph" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}"><g class="viewport"></g></svg>
+    <svg class="graph"><g class="viewport"></g></svg>
     <div class="muted timing"></div>
     <div class="details"></div>
   </div>`;
   const svg = el.querySelector("svg.graph"), viewport = el.querySelector("g.viewport");
+  let size = { width: WIDTH, height: HEIGHT };
 
   const apply = () => {
     viewport.setAttribute("transform", `translate(${view.tx},${view.ty}) scale(${view.s})`);
@@ -161,7 +170,7 @@ function render({ model, el }) {
   };
   const toSvg = (event) => {
     const box = svg.getBoundingClientRect();
-    return [(event.clientX - box.left) * (WIDTH / box.width), (event.clientY - box.top) * (HEIGHT / box.height)];
+    return [(event.clientX - box.left) * (size.width / box.width), (event.clientY - box.top) * (size.height / box.height)];
   };
   svg.addEventListener("wheel", (event) => {
     event.preventDefault();
@@ -183,8 +192,8 @@ function render({ model, el }) {
   const stop = () => { drag = null; svg.classList.remove("panning"); };
   svg.addEventListener("pointerup", stop);
   svg.addEventListener("pointercancel", stop);
-  el.querySelector(".zoom-in").addEventListener("click", () => zoomAt(1.4, WIDTH / 2, HEIGHT / 2));
-  el.querySelector(".zoom-out").addEventListener("click", () => zoomAt(1 / 1.4, WIDTH / 2, HEIGHT / 2));
+  el.querySelector(".zoom-in").addEventListener("click", () => zoomAt(1.4, size.width / 2, size.height / 2));
+  el.querySelector(".zoom-out").addEventListener("click", () => zoomAt(1 / 1.4, size.width / 2, size.height / 2));
   el.querySelector(".fit").addEventListener("click", () => { view = { ...home }; apply(); });
 
   const filter = () => {
@@ -204,9 +213,13 @@ function render({ model, el }) {
     const g = model.get("graph") || { nodes: [], edges: [] };
     nodes = g.nodes; byId = new Map(nodes.map((node) => [node.id, node]));
     const started = performance.now();
-    const pos = layout(nodes, g.edges, WIDTH, HEIGHT, nodes.length > 200 ? 80 : 200);
+    size = viewSize(el.clientWidth);
+    svg.setAttribute("viewBox", `0 0 ${size.width} ${size.height}`);
+    svg.setAttribute("width", size.width); svg.setAttribute("height", size.height);
+    const pos = layout(nodes, g.edges, size.width, size.height, nodes.length > 200 ? 80 : 200);
     const index = new Map(nodes.map((node, i) => [node.id, i]));
     const max = Math.max(1e-12, ...nodes.map((node) => node.activation ?? node.score ?? 1));
+    const shrink = Math.sqrt(size.width / WIDTH);  // smaller nodes in a smaller drawing
     const lines = g.edges.map((e) => {
       const a = pos[index.get(e.source)], b = pos[index.get(e.target)];
       if (!a || !b) return "";
@@ -214,17 +227,17 @@ function render({ model, el }) {
       return `<line data-type="${esc(e.type)}" data-source="${e.source}" data-target="${e.target}" x1="${a.x}" y1="${a.y}" x2="${b.x}" y2="${b.y}" stroke="${EDGE_COLORS[e.type] || "#999"}" stroke-width="${Math.min(4, 0.6 + Number(e.weight))}" vector-effect="non-scaling-stroke" opacity="0.65"><title>${esc(title)}</title></line>`;
     }).join("");
     const ranked = nodes.map((node, i) => [i, node.activation ?? node.score ?? 0]).sort((x, y) => y[1] - x[1]);
-    const major = new Set(ranked.slice(0, 25).map(([i]) => i));
+    const major = new Set(ranked.slice(0, Math.round(25 * Math.min(1, size.width / WIDTH))).map(([i]) => i));  // fewer in a small view
     const circles = nodes.map((node, i) => {
       const style = nodeStyle(node), kind = kindOf(node);
-      return `<circle data-node="${node.id}" data-id="${node.id}" data-kind="${esc(kind)}" data-type="${esc(node.type)}" class="${node.type === "entity" ? "entity" : "note"}${node.depth === 0 ? " centre" : ""}" cx="${pos[i].x}" cy="${pos[i].y}" data-r="${radius(node, max)}" fill="${style.fill}" stroke="${style.stroke}" stroke-width="${style.width}" vector-effect="non-scaling-stroke"><title>${esc(tooltip(node))}</title></circle>`;
+      return `<circle data-node="${node.id}" data-id="${node.id}" data-kind="${esc(kind)}" data-type="${esc(node.type)}" class="${node.type === "entity" ? "entity" : "note"}${node.depth === 0 ? " centre" : ""}" cx="${pos[i].x}" cy="${pos[i].y}" data-r="${radius(node, max) * shrink}" fill="${style.fill}" stroke="${style.stroke}" stroke-width="${style.width}" vector-effect="non-scaling-stroke"><title>${esc(tooltip(node))}</title></circle>`;
     }).join("");
     const labels = nodes.map((node, i) => {
-      const minor = !(major.has(i) || node.depth === 0 || (node.depth === 1 && nodes.length <= 40));
+      const minor = !(major.has(i) || node.depth === 0 || (node.depth === 1 && nodes.length <= 40 * shrink));
       return `<text data-node="${node.id}" data-kind="${esc(kindOf(node))}" class="${minor ? "minor" : ""}${node.depth === 0 ? " centre" : ""}" data-x="${pos[i].x}" data-y="${pos[i].y}" pointer-events="none">${esc(String(node.label).slice(0, 32))}</text>`;
     }).reverse().join("");  // the centre's and the strongest labels last, so on top
     viewport.innerHTML = lines + circles + labels;
-    home = fit(pos, WIDTH, HEIGHT); view = { ...home }; apply();
+    home = fit(pos, size.width, size.height, Math.min(30, size.width * 0.05)); view = { ...home }; apply();
     el.querySelector(".title").textContent = model.get("title") || "";
     el.querySelector(".summary").textContent = model.get("summary") || "";
     el.querySelector(".edge-filters").innerHTML = "<span class='muted'>edges:</span> " + checkboxes("edge", count(g.edges, (e) => e.type), (t) => EDGE_COLORS[t] || "#999");
