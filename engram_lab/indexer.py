@@ -40,6 +40,7 @@ from engram_lab.state.lock import vault_write_lock
 from engram_lab.state.documents import ChangeKey, DocumentRow, DocumentStatus, DocumentTable, IndexedContent
 from engram_lab.vault import VaultFile, decode_note_text, document_sections, parse_document, read_note_bytes, scan_vault
 from engram_lab.vault.model import DocumentModel
+from engram_lab.vault.note_date import note_date
 from engram_lab.vault.root import require_vault
 from engram_lab.vault.sections import Section
 
@@ -252,7 +253,7 @@ class _Run:
                    "status": status, "author": author, "extractor": self.extractor.name,
                    "extractor_version": self.extractor.version, "model": getattr(self.extractor, "model", None),
                    "content_hash": note.content_hash, **_usage_columns(extraction),
-                   "warnings": list(extraction.warnings) if extraction is not None else []}
+                   "warnings": list(extraction.warnings) if extraction is not None else [], "date": note_date(doc)}
         error = "; ".join(extraction.errors) if extraction is not None and extraction.errors else None
         return _Done(vf.rel_path, doc_id, content, document_sections(doc), document_rows(doc_row, segments, extraction), error,
                      outcome, moved_from)

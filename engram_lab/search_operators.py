@@ -2,7 +2,8 @@
 
 ``path:meetings`` (path contains), ``tag:sensors`` (frontmatter or inline tag, ``tag:a`` also matches ``a/b``),
 ``after:2026-05`` (dated on or after), ``before:2026-06-01`` (dated before), ``"exact phrase"`` (the passage
-contains it). A note's date is its frontmatter ``date``, else a date in its file name. Values may be quoted.
+contains it). A note's date is ``vault.note_date``'s: frontmatter ``date``, a date in the file name, or a dated
+line in the note's opening. Values may be quoted.
 Kept apart from retrieval so ranking stays one concern; the same grammar is parsed in the sidebar
 (labextension/src/operators.ts) to show the filters and highlight the words.
 """
@@ -19,12 +20,12 @@ from typing import Any, Protocol
 from engram_lab.config import load_config
 from engram_lab.errors import DocumentError, EngramError
 from engram_lab.vault.document import parse_document
+from engram_lab.vault.note_date import date_in_file_name, note_date
 from engram_lab.vault.safe_open import read_vault_text
 
 OPERATORS = ("path", "tag", "after", "before")
 _TOKEN = re.compile(r'(?P<key>[A-Za-z]+):(?:"(?P<qvalue>[^"]*)"|(?P<value>\S*))|"(?P<phrase>[^"]*)"|(?P<word>\S+)')
 _DATE = re.compile(r"^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?$")
-_DATE_IN_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 FETCH_FACTOR, FETCH_MAX = 5, 100  # filtered searches ask the retriever for more, then keep k
 
 
@@ -106,25 +107,13 @@ class NoteFacts:
 
 
 def note_facts(vault: Path, path: str, max_bytes: int) -> NoteFacts:
-    """Tags and date of a note; an unreadable note has none (it is then filtered out by tag: and date operators)."""
-    named = _DATE_IN_NAME.search(path.rsplit("/", 1)[-1])
-    try:
-        from_name = dt.date(*map(int, named.groups())) if named else None
-    except ValueError:
-        from_name = None
+    """Tags and date of a note (``vault.note_date``); an unreadable note has none but the date in its file name."""
     try:
         text = read_vault_text(vault, path, max_bytes)
         doc = parse_document(text, path, "notebook" if path.endswith(".ipynb") else "markdown")
     except (OSError, DocumentError):
-        return NoteFacts((), from_name)
-    value = doc.meta.get("date")
-    date = value.date() if isinstance(value, dt.datetime) else value if isinstance(value, dt.date) else None
-    if date is None and isinstance(value, str) and _DATE.match(value.strip()[:10]):
-        try:
-            date = dt.date.fromisoformat(value.strip()[:10])
-        except ValueError:
-            date = None
-    return NoteFacts(tuple(t.lower() for t in doc.tags), date or from_name)
+        return NoteFacts((), date_in_file_name(path))
+    return NoteFacts(tuple(t.lower() for t in doc.tags), note_date(doc))
 
 
 def _tag_matches(wanted: str, tags: Iterable[str]) -> bool:

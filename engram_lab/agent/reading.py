@@ -21,6 +21,8 @@ from engram_lab.config import read_config
 from engram_lab.errors import DocumentError, EngramError
 from engram_lab.explain import entity_summary
 from engram_lab.graph import vocabulary as v
+from engram_lab.extract.heuristic.extractor import link_object
+from engram_lab.index.note_links import NoteLinkResolver
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.searcher import SearchOutcome
@@ -141,32 +143,28 @@ def list_notes(session: AgentSession, folder: object = None, tag: object = None)
     return {"notes": notes, "count": len(rows)} | ({"truncated": True} if len(rows) > MAX_LIST else {})
 
 
-def _note_keys(row: DocumentRow) -> set[str]:
-    """What a wikilink to this note may say: its title, file stem, or path without the suffix."""
-    return {v.normalise_label(k) for k in (row.title or "", Path(row.path).stem, str(Path(row.path).with_suffix(""))) if k}
-
-
 def note_links(session: AgentSession, path: object) -> dict[str, Any]:
     rel = check_note_path(path)
     text = _note_text(session.vault, rel)
     model = parse_document(text, rel, "markdown").parts[0].model
     rows = _rows(session.vault)
-    by_key: dict[str, str] = {}
-    for row in rows:
-        for key in _note_keys(row):
-            by_key.setdefault(key, row.path)
-    out = [{"target": by_key.get(v.normalise_label(w.target)), "span": [w.span.start, w.span.end],
+    resolve = NoteLinkResolver([r.title for r in rows], [r.path for r in rows])
+
+    def target(name: str) -> str | None:
+        found = resolve(name)
+        return rows[found].path if found is not None else None
+
+    out = [{"target": target(w.target), "span": [w.span.start, w.span.end],
             "text": wrap(w.span.of(text), rel, w.span.start, w.span.end)} for w in model.wikilinks if w.target]
-    out += [{"target": m.target, "span": [m.span.start, m.span.end], "text": wrap(m.span.of(text), rel, m.span.start, m.span.end)}
-            for m in model.links if m.target]
+    out += [{"target": target(found) or m.target, "span": [m.span.start, m.span.end], "text": wrap(m.span.of(text), rel, m.span.start, m.span.end)}
+            for m in model.links if (found := link_object(m)) is not None and (m.target or target(found))]
+    out.sort(key=lambda link: link["span"][0])
     me = next((r for r in rows if r.path == rel), None)
     back = []
     if me is not None:
         paths = {r.doc_id: r.path for r in rows}
-        links = _relations(session.vault, v.LINKS_TO.value)
-        keys = _note_keys(me)
-        for row in links.iter_rows(named=True):
-            if row["doc_id"] != me.doc_id and v.normalise_label(row["object"] or "") in keys:
+        for row in _relations(session.vault, v.LINKS_TO.value).iter_rows(named=True):
+            if row["doc_id"] != me.doc_id and target(row["object"] or "") == rel:
                 source = paths.get(row["doc_id"], "?")
                 back.append({"source": source, "span": [row["start"], row["end"]],
                              "text": wrap(row["label"] or row["object"], source, row["start"], row["end"])})

@@ -28,6 +28,7 @@ from engram_lab.index.changes import DocumentChanges, chunks_of, document_change
 from engram_lab.index.chunks import Chunk, section_chunks
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
+from engram_lab.index.note_links import NoteLinkResolver
 from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists
 from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, NEIGHBOURS, StageProgress
 from engram_lab.index.publish import current_index_dir, publish_index
@@ -37,9 +38,10 @@ from engram_lab.index.vector_reuse import reuse_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
 from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
+from engram_lab.vault.note_date import date_in_file_name
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 11  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 12  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -49,7 +51,7 @@ class RetrievalData:
 
     folder: Path
     model: str
-    documents: pl.DataFrame  # doc_id, path, title, status, extractor, content_hash, signature (row i = passage node i)
+    documents: pl.DataFrame  # doc_id, path, title, status, extractor, content_hash, signature, date (row i = passage node i)
     sections: pl.DataFrame  # passages: chunks of sections (index.chunks); doc_id, ordinal, piece, doc_index, cell_id, heading, heading_path, start, end, text
     entities: pl.DataFrame  # entity_iri, name, kind, labels (names and aliases), passages (count)
     facts: pl.DataFrame  # subject, object (entity indices), predicate, text, doc_ids
@@ -86,6 +88,28 @@ class RetrievalData:
     def chunks_per_note(self) -> np.ndarray:
         """Per passage node (note or cell), how many chunks it was cut into: its length, for the walk's normalisation."""
         return np.bincount(self.sections["doc_index"].to_numpy(), minlength=self.n_passages).astype(np.float64)
+
+    @cached_property
+    def _sections_by_note(self) -> tuple[np.ndarray, np.ndarray]:
+        doc_index = self.sections["doc_index"].to_numpy()
+        order = np.argsort(doc_index, kind="stable")
+        return order, np.searchsorted(doc_index[order], np.arange(self.n_passages + 1))
+
+    def note_sections(self, note: int) -> np.ndarray:
+        """The passage rows (chunks) of one note, in order."""
+        order, bounds = self._sections_by_note
+        return order[bounds[note]:bounds[note + 1]]
+
+    @cached_property
+    def note_days(self) -> np.ndarray:
+        """Per note, its date (``vault.note_date``) as a day number, NaN when undated: questions about change compare them."""
+        if "date" not in self.documents.columns:
+            return np.full(self.n_passages, np.nan)
+        return np.array([np.nan if d is None else float(d.toordinal()) for d in self.documents["date"].to_list()])
+
+    def note_year(self, note: int) -> int | None:
+        date = self.documents["date"][note] if "date" in self.documents.columns else None
+        return date.year if date is not None else None
 
     @cached_property
     def entity_position(self) -> dict[str, int]:
@@ -200,6 +224,14 @@ def _section_frame(vault: Path, previous: RetrievalData | None) -> tuple[pl.Data
     return documents, frame, generation, changes is not None
 
 
+def _with_dates(documents: pl.DataFrame, stored: pl.DataFrame) -> pl.DataFrame:
+    """Each note's date (``vault.note_date``, stored when it was indexed; else the date in its file name)."""
+    dates = stored.select("doc_id", "date").unique("doc_id", keep="last")
+    joined = documents.join(dates, on="doc_id", how="left", maintain_order="left")
+    from_name = [date_in_file_name(path) for path in joined["path"].to_list()]
+    return joined.with_columns(pl.col("date").fill_null(pl.Series(from_name, dtype=pl.Date)))
+
+
 def _plain(text: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
 
@@ -243,6 +275,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     """
     documents, sections, generation, patched = _section_frame(vault, previous)
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
+    documents = _with_dates(documents, tables.read("documents"))
     indexed = set(documents.filter(pl.col("status") == "indexed")["doc_id"].to_list())
     position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
 
@@ -256,7 +289,9 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     )
     entity_index = {iri: i for i, iri in enumerate(entities["entity_iri"].to_list())}
 
-    relations = tables.read("relations").filter(pl.col("doc_id").is_in(list(indexed)) & pl.col("object_iri").is_not_null())
+    all_relations = tables.read("relations").filter(pl.col("doc_id").is_in(list(indexed)))
+    links = all_relations.filter(pl.col("predicate_iri") == v.LINKS_TO.value).select("doc_id", "object")
+    relations = all_relations.filter(pl.col("object_iri").is_not_null())
     relations = relations.filter(pl.col("subject_iri").is_in(list(entity_index)) & pl.col("object_iri").is_in(list(entity_index)))
     facts = (
         relations.group_by(["subject_iri", "predicate", "object_iri"], maintain_order=True)
@@ -291,7 +326,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     finally:
         cache.close()
 
-    edges = _edges(documents, facts, raw_entities, relations, entity_index, position, entities["name"].to_list())
+    edges = _edges(documents, facts, raw_entities, links, entity_index, position, entities["name"].to_list())
     if progress is not None:
         progress.stage(NEIGHBOURS, sum(len(v) for v in vectors.values()))
     tick = progress.advance if progress is not None else None
@@ -333,7 +368,7 @@ def _embed_stage(cache: EmbeddingCache, embedder: Embedder, texts: list[str], st
     return cache.embed(embedder, texts, on_done=progress.advance)
 
 
-def _edges(documents, facts, raw_entities, relations, entity_index, position, entity_names) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+def _edges(documents, facts, raw_entities, links, entity_index, position, entity_names) -> pl.DataFrame:  # type: ignore[no-untyped-def]
     n_pass = documents.height
     src: list[int] = []
     dst: list[int] = []
@@ -363,15 +398,10 @@ def _edges(documents, facts, raw_entities, relations, entity_index, position, en
     for i, title in enumerate(documents["title"].to_list()):
         for entity in named.get(v.normalise_label(title), ()):
             add(i, n_pass + entity, "about", 1.0)
-    # Note links: a 'links to' target resolves to the note whose title (or file stem) it names.
-    by_title: dict[str, int] = {}
-    for i, (title, path) in enumerate(zip(documents["title"].to_list(), documents["path"].to_list())):
-        by_title.setdefault(v.normalise_label(title), i)
-        by_title.setdefault(v.normalise_label(Path(path).stem), i)
-        by_title.setdefault(v.normalise_label(str(Path(path).with_suffix(""))), i)
-    links = relations.filter(pl.col("predicate_iri") == v.LINKS_TO.value)
+    # Note links: a wikilink names a note (title, file stem or path); a Markdown link gives its path or a web copy's address.
+    resolve = NoteLinkResolver(documents["title"].to_list(), documents["path"].to_list())
     for doc_id, target in zip(links["doc_id"].to_list(), links["object"].to_list()):
-        other = by_title.get(v.normalise_label(target or ""))
+        other = resolve(target or "")
         if other is not None and other != position[doc_id]:
             add(position[doc_id], other, "link", 1.0)
     frame = pl.DataFrame({"src": src, "dst": dst, "type": kind, "weight": weight},

@@ -26,7 +26,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "documents": {"doc_id": pl.String, "path": pl.String, "iri": pl.String, "title": pl.String, "kind": pl.String,
                   "status": pl.String, "author": pl.String, "extractor": pl.String, "extractor_version": pl.String,
                   "model": pl.String, "content_hash": pl.String, "llm_calls": pl.Int32, "prompt_tokens": pl.Int64,
-                  "completion_tokens": pl.Int64, "llm_seconds": pl.Float64, "warnings": pl.List(pl.String)},
+                  "completion_tokens": pl.Int64, "llm_seconds": pl.Float64, "warnings": pl.List(pl.String), "date": pl.Date},
     "segments": {"doc_id": pl.String, "segment": pl.Int32, "piece": pl.Int32, "cell_id": pl.String, "start": pl.Int64,
                  "end": pl.Int64, "heading_path": pl.List(pl.String), "text": pl.String},
     "entities": {"doc_id": pl.String, "entity_iri": pl.String, "name": pl.String, "kind": pl.String,

@@ -19,6 +19,7 @@ class SearchResult:
     text: str
     status: str
     superseded: str | None = None  # "superseded by <note> (<date>)" when a later decision replaces one in here
+    date: str | None = None  # the note's date (``vault.note_date``), ISO, when it has one
 
     @property
     def doc(self) -> str:
@@ -32,14 +33,15 @@ class SearchResult:
             "score": round(self.score, 6),
             "span": list(self.span) if self.span else None,
             "heading": self.heading,
-        } | ({"superseded": self.superseded} if self.superseded else {})
+        } | ({"date": self.date} if self.date else {}) | ({"superseded": self.superseded} if self.superseded else {})
 
     def provenance(self) -> str:
         where = " > ".join(self.heading_path) or "(before the first heading)"
         span = f"chars {self.span[0]}-{self.span[1]}" if self.span else "span unknown"
         review = " [pending review]" if self.status == "pending-review" else ""
         replaced = f" [{self.superseded}]" if self.superseded else ""
-        return f"{self.doc} | {where} | {span}{review}{replaced}"
+        dated = f" | {self.date}" if self.date else ""
+        return f"{self.doc}{dated} | {where} | {span}{review}{replaced}"
 
 
 def snippet(text: str, limit: int = 240) -> str:

@@ -27,6 +27,7 @@ from engram_lab.index.progress import MATRICES, StageProgress
 from engram_lab.index.retrieval_index import RetrievalData, load, published_retrieval_index, refresh_retrieval_index
 from engram_lab.retrieve.behind import ChangedNotes, behind_line, changed_notes, choose_index, merge_keyword_hits
 from engram_lab.retrieve.confidence import MatchSignals, confidence, match_signals
+from engram_lab.retrieve.change_pairs import complete_change_pair
 from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.fact_filter import LLMFactFilter
 from engram_lab.retrieve.graph import adjacency
@@ -224,6 +225,8 @@ class Searcher:
             return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started,
                                  confidence=confidence(signals), signals=signals)
         ranking = self._rank(data, query, mode, chosen, overlay, counters.sections, notes)
+        if chosen.change_pairs and mode != "hipporag2":
+            ranking.doc_scores = complete_change_pair(data, ranking.doc_scores, query, k)
         changes = self._changes_since(data, counters.sections) if chosen.needs_embeddings else None
         if changes is None:
             results = self._results(data, ranking, k)
@@ -307,7 +310,7 @@ class Searcher:
                 rank=len(results) + 1, path=document["path"], cell_id=section["cell_id"], doc_id=document["doc_id"],
                 score=float(ranking.doc_scores[d]), span=(section["start"], section["end"]), heading=section["heading"],
                 heading_path=tuple(p for p in section["heading_path"].split(" > ") if p), text=section["text"],
-                status=document["status"],
+                status=document["status"], date=document["date"].isoformat() if document.get("date") else None,
             ))
         return results
 

@@ -69,6 +69,8 @@ class RetrievalSettings:
     # The mass the walk carries into a note, beyond its own restart share, is divided by (chunks in the note) ** this:
     # a long note names more entities and so collects more of the walk than its relevance earns (0: no division).
     walk_length_norm: float = 1.0
+    # A question about change over time gets the other-dated counterpart of its best note (retrieve.change_pairs).
+    change_pairs: bool = True
     needs_embeddings: bool = True
 
     def with_(self, **changes: object) -> RetrievalSettings:
@@ -98,9 +100,10 @@ def settings_for(mode: str, base: RetrievalSettings | None = None) -> RetrievalS
         return full.with_(lexical=1.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, bm25=1.0, passage_share=0.5,
                           needs_embeddings=False, ppr_tolerance=1e-3, ppr_single_precision=True, lexical_fuzzy=False)
     if mode == "keyword":
-        return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, use_ppr=False, needs_embeddings=False)
+        return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, use_ppr=False, needs_embeddings=False,
+                          change_pairs=False)
     if mode == "rrf":  # BM25 and dense chunk ranks fused; no graph (the anchor real notes are measured against)
-        return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, bm25=1.0, passage_dense=1.0, use_ppr=False)
+        return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, bm25=1.0, passage_dense=1.0, use_ppr=False, change_pairs=False)
     if mode == "dense":
-        return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, bm25=0.0, use_ppr=False)
+        return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, bm25=0.0, use_ppr=False, change_pairs=False)
     raise ValueError(f"unknown mode {mode!r}")

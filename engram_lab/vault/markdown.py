@@ -48,6 +48,8 @@ _INLINE_CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _WIKILINK = re.compile(r"(!)?\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\([ \t]*(<[^>\n]*>|[^)\s]+)(?:[ \t]+\"[^\"\n]*\")?[ \t]*\)")
+# A link reference definition, ``[label]: target``: the target of every ``[label]`` in the text.
+LINK_DEFINITION = re.compile(r"^ {0,3}\[([^\]\n]+)\]:[ \t]*(<[^>\n]*>|\S+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$", re.M)
 _TAG = re.compile(r"(?<![\w/&#\])])#([^\W\d][\w/-]*|\d+[^\W\d][\w/-]*)")
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -133,7 +135,7 @@ def _mask(text: str, body_start: int) -> str:
     return _INLINE_CODE.sub(lambda m: _blank(m.group(0)), masked)
 
 
-def _dates_in(text: str) -> list[dt.date]:
+def dates_in(text: str) -> list[dt.date]:
     found = []
     for match in _ISO_DATE.finditer(text):
         try:
@@ -143,13 +145,13 @@ def _dates_in(text: str) -> list[dt.date]:
     return found
 
 
-def _as_date(value: Any) -> dt.date | None:
+def as_date(value: Any) -> dt.date | None:
     if isinstance(value, dt.datetime):
         return value.date()
     if isinstance(value, dt.date):
         return value
     if isinstance(value, str):
-        dates = _dates_in(value)
+        dates = dates_in(value)
         return dates[0] if dates else None
     return None
 
@@ -195,7 +197,7 @@ class _Builder:
         heading = Heading(level, title, span, text_span, self.current_heading)
         self.headings.append(heading)
         self.stack.append(len(self.headings) - 1)
-        for date in _dates_in(title):
+        for date in dates_in(title):
             self.dated.append(DatedLine(date, title, span, "heading", len(self.headings) - 1))
 
     def walk(self, lines: list[tuple[int, str]]) -> None:
@@ -278,7 +280,7 @@ class _Builder:
             heading=self.current_heading,
         )
         self.items.append(item)
-        for date in _dates_in(body):
+        for date in dates_in(body):
             self.dated.append(DatedLine(date, body, item.span, "list", self.current_heading))
 
     def inline(self) -> tuple[tuple[WikiLink, ...], tuple[MarkdownLink, ...], tuple[Tag, ...]]:
@@ -292,13 +294,15 @@ class _Builder:
             )
             for m in _WIKILINK.finditer(self.masked)
         )
+        found = [*_MD_LINK.finditer(self.masked), *LINK_DEFINITION.finditer(self.masked)]
         links = tuple(
             MarkdownLink(href=m.group(2), target=self._local_target(m.group(2)), label=m.group(1), span=Span(m.start(), m.end()))
-            for m in _MD_LINK.finditer(self.masked)
+            for m in sorted(found, key=lambda m: m.start())
         )
         # Link targets and wikilinks can hold '#': blank them before looking for tags.
         tag_text = _WIKILINK.sub(lambda m: _blank(m.group(0)), self.masked)
         tag_text = _MD_LINK.sub(lambda m: _blank(m.group(0)), tag_text)
+        tag_text = LINK_DEFINITION.sub(lambda m: _blank(m.group(0)), tag_text)
         tags = tuple(Tag(m.group(1), Span(m.start(), m.end())) for m in _TAG.finditer(tag_text))
         return wikilinks, links, tags
 
@@ -324,7 +328,7 @@ def parse_markdown(text: str, rel_path: str | None = None, allow_frontmatter: bo
     masked = _mask(text, body_start)
     builder = _Builder(text, masked, rel_path)
     if frontmatter is not None:
-        fm_date = _as_date(frontmatter.data.get("date"))
+        fm_date = as_date(frontmatter.data.get("date"))
         if fm_date is not None:
             span = frontmatter.key_spans.get("date", frontmatter.span)
             builder.dated.append(DatedLine(fm_date, span.of(text), span, "frontmatter", None))

@@ -15,7 +15,7 @@ NOTES = {
     "sensors.md": "---\ntitle: Sensors\ntags: [field]\n---\n\n# Sensors\n\nThe AquaSense AS-5 replaced the Halden CT-200 "
                   "at every station after drift was found in March.\n\n## Calibration\n\nKofi calibrates every Monday. "
                   "See [[People]].\n",
-    "people.md": "# People\n\nPriya Raman leads the data work. #team\n",
+    "people.md": "# People\n\nPriya Raman leads the data work. #team\n\nHer kit is in [the sensor list](sensors.md).\n",
     "projects/estuary.md": "# Estuary project\n\nThe estuary project uses the [[Sensors]] listed there.\n",
     "sources/original.md": "# Original\n\nAn ingested original, kept byte for byte.\n",
 }

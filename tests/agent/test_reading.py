@@ -51,7 +51,9 @@ def test_list_notes_by_folder_and_tag(session_for):
 def test_note_links_out_and_back(session_for):
     result = call_tool(session_for(Permission.READ_ONLY), "note_links", {"path": "sensors.md"})
     assert [link["target"] for link in result["out_links"]] == ["people.md"]
-    assert [link["source"] for link in result["back_links"]] == ["projects/estuary.md"]
+    assert sorted(link["source"] for link in result["back_links"]) == ["people.md", "projects/estuary.md"]  # a wikilink and a Markdown link
+    people = call_tool(session_for(Permission.READ_ONLY), "note_links", {"path": "people.md"})
+    assert [link["target"] for link in people["out_links"]] == ["sensors.md"]
 
 
 def test_entity_summary_names_its_notes(session_for):

@@ -166,3 +166,19 @@ def test_a_name_only_ever_opening_sentences_stays_a_name_without_lower_case_evid
     assert "Marrakesh" in {e.name for e in extraction.entities}
     acronyms, _ = extract("## API\n\nAPI calls are slow; the api is old.\n")
     assert "API" in {e.name for e in acronyms.entities}
+
+
+def test_markdown_links_to_notes_are_links_inline_and_by_reference():
+    text = ("# Later\n\nThis replaces [the old rule](../rules/old-rule.md) and [RFC 12], not [a page](https://x.example/a.html).\n\n"
+            "[RFC 12]: https://example.org/repo/blob/main/text/0012-first.md#summary\n")
+    ex, doc = extract(text, path="text/later.md")
+    links = {(r.object, r.label) for r in ex.relations if r.predicate == "links to"}
+    assert links == {("rules/old-rule.md", "[the old rule](../rules/old-rule.md)"),
+                     ("https://example.org/repo/blob/main/text/0012-first.md", "[RFC 12]: https://example.org/repo/blob/main/text/0012-first.md#summary")}
+    assert_spans_match(ex, doc)
+    assert not any("example" in e.name.lower() or "blob" in e.name.lower() for e in ex.entities)  # the definition line is no prose
+
+
+def test_a_link_to_the_note_itself_is_no_link():
+    ex, _ = extract("# Self\n\nSee [below](self.md#later).\n", path="self.md")
+    assert not [r for r in ex.relations if r.predicate == "links to"]

@@ -184,3 +184,15 @@ def test_fact_seeds_lean_towards_facts_stated_where_the_question_points(searcher
     assert from_film.any() and (~from_film).any()
     assert np.allclose(boosted[from_film], 0.4) and np.allclose(boosted[~from_film], 0.0)
     assert fact_scores(data, RetrievalSettings(fact_context=0.0), flat, section_cos) is flat
+
+
+def test_results_carry_their_notes_date(vault, write):
+    write("old.md", "---\ndate: 2015-03-01\n---\n# Range rule\n\nRanges are written with three dots.\n")
+    write("2022-08-07 range syntax.md", "# Range syntax\n\nRanges are written with two dots and an equals sign.\n")
+    write("undated.md", "# Loops\n\nLoops run over ranges.\n")
+    index_vault(vault, progress=False)
+    results = Searcher(vault, embedder_factory=BagOfWordsEmbedder).search("How are ranges written?", k=3).results
+    dates = {r.path: r.date for r in results}
+    assert dates == {"old.md": "2015-03-01", "2022-08-07 range syntax.md": "2022-08-07", "undated.md": None}
+    assert [("date" in r.to_json()) for r in results if r.path == "undated.md"] == [False]
+    assert next(r for r in results if r.path == "old.md").to_json()["date"] == "2015-03-01"

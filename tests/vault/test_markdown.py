@@ -187,3 +187,12 @@ def test_any_text_parses_and_spans_stay_in_bounds(pieces, noise):
         assert heading.text_span.of(text) == heading.text
     for tag in model.tags:
         assert tag.span.of(text) == "#" + tag.name
+
+
+def test_link_reference_definitions_are_links_and_plain_bracket_lines_are_not():
+    text = ("See [RFC 7] and [local].\n\n[RFC 7]: https://example.org/text/0007-x.md \"RFC 7\"\n"
+            "  [local]: <../other note.md>\n[Note]: this is important, not a definition\n```\n[code]: inside.md\n```\n")
+    links = parse_markdown(text, "sub/a.md").links
+    assert [(link.label, link.target) for link in links] == [("RFC 7", None), ("local", "other note.md")]
+    assert links[0].href == "https://example.org/text/0007-x.md"
+    assert links[1].span.of(text) == "  [local]: <../other note.md>"

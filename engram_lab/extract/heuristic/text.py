@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from engram_lab.vault.markdown import LINK_DEFINITION
 from engram_lab.vault.model import Span
 
 _BLOCK_START = re.compile(r"^\s{0,3}(?:#{1,6}\s|[-*+]\s|\d{1,9}[.)]\s|>)")
@@ -32,6 +33,7 @@ def prose_view(text: str, body_start: int = 0) -> str:
     masked = re.sub(r"\[\[[^\]|\n]*\|", lambda m: " " * len(m.group(0)), masked)
     masked = re.sub(r"\[\[([^\]#\n]*)#[^\]\n]*\]\]", lambda m: "  " + m.group(1) + " " * (len(m.group(0)) - 2 - len(m.group(1))), masked)
     masked = masked.replace("[[", "  ").replace("]]", "  ")
+    masked = LINK_DEFINITION.sub(_blank, masked)  # "[label]: url" lines are link targets, not prose
     # [label](url) -> label
     masked = re.sub(r"\]\([^)\n]*\)", lambda m: " " * len(m.group(0)), masked)
     masked = re.sub(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)", lambda m: " " * len(m.group(0)), masked)

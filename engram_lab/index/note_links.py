@@ -1,0 +1,43 @@
+"""Which note a link points at: one rule for the retrieval graph's link edges and an agent's back-links.
+
+A wikilink names a note by its title, file stem or path without the suffix; a Markdown link gives
+a vault path, or the web address of a Markdown file. Notes copied from a repository keep links to
+the repository's web pages of each other (``…/blob/main/text/0012-first.md``): such an address is
+the note whose vault path ends it, when that path has a folder (a bare ``README.md`` at the root
+would match every other project's README).
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from engram_lab.graph import vocabulary as v
+
+
+class NoteLinkResolver:
+    """Resolve a link target to the position of a note in ``paths`` (None: no note of this vault)."""
+
+    def __init__(self, titles: list[str | None], paths: list[str]) -> None:
+        self._by_path = {path: i for i, path in enumerate(paths)}
+        self._by_name: dict[str, int] = {}
+        for i, (title, path) in enumerate(zip(titles, paths)):
+            for key in (title or "", PurePosixPath(path).stem, str(PurePosixPath(path).with_suffix(""))):
+                if key:
+                    self._by_name.setdefault(v.normalise_label(key), i)
+
+    def __call__(self, target: str) -> int | None:
+        if target in self._by_path:
+            return self._by_path[target]
+        parts = urlsplit(target)
+        if parts.scheme in ("http", "https"):
+            return self._web_copy(unquote(parts.path))
+        return self._by_name.get(v.normalise_label(target)) if target else None
+
+    def _web_copy(self, url_path: str) -> int | None:
+        segments = [s for s in url_path.split("/") if s]
+        for length in range(len(segments), 1, -1):  # the longest vault path the address ends with
+            found = self._by_path.get("/".join(segments[-length:]))
+            if found is not None:
+                return found
+        return None
