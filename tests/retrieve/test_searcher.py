@@ -196,3 +196,14 @@ def test_results_carry_their_notes_date(vault, write):
     assert dates == {"old.md": "2015-03-01", "2022-08-07 range syntax.md": "2022-08-07", "undated.md": None}
     assert [("date" in r.to_json()) for r in results if r.path == "undated.md"] == [False]
     assert next(r for r in results if r.path == "old.md").to_json()["date"] == "2015-03-01"
+
+
+def test_graph_off_weighs_passages_and_mentioned_entities_on_one_scale(searcher):
+    # Each part is scaled to a maximum of 1 and weighed by the passage share, so the few seeded entities cannot
+    # outweigh the passage evidence just because the reset vector spreads the passages' share over every note.
+    ranking = searcher.search("Where was the director of Blue Harbour born?", k=4, mode="graph-off").ranking
+    n = ranking.doc_scores.size
+    share = RetrievalSettings().passage_share
+    own = ranking.reset[:n]
+    assert ranking.doc_scores.max() <= 1 + 1e-9
+    assert ranking.doc_scores[int(np.argmax(own))] >= share - 1e-9
