@@ -28,6 +28,7 @@ interface ITriple { subject: string; predicate: string; object: string; cell_id:
 
 interface IIndexState {
   running: boolean;
+  stage: string | null; // e.g. "embeddings: sections"; done / total count that stage's items
   done: number;
   total: number;
   error: string | null;
@@ -129,7 +130,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         try {
           let state = await requestAPI<IIndexState>('index?background=1', { method: 'POST', body: '{}' });
           while (state.running) {
-            status.node.textContent = progressText(state.done, state.total);
+            status.node.textContent = progressText(state.done, state.total, state.stage);
             await new Promise(resolve => window.setTimeout(resolve, 500));
             state = await requestAPI<IIndexState>('index');
           }

@@ -69,7 +69,10 @@ export function positionAt(text: string, offset: number): { line: number; column
   return { line: lines.length - 1, column: lines[lines.length - 1].length };
 }
 
-export function progressText(done: number, total: number): string {
+export function progressText(done: number, total: number, stage: string | null = null): string {
+  if (stage && !stage.startsWith('notes')) { // later stages count chunks, entities or facts, not notes
+    return `engram: indexing, ${stage}` + (total > 1 ? ` ${done}/${total}` : '');
+  }
   return total > 0 ? `engram: indexing ${done}/${total} notes` : 'engram: indexing…';
 }
 

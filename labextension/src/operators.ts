@@ -68,14 +68,17 @@ export function describeFilters(q: IParsedQuery): string {
   return parts.length ? `filters: ${parts.join(' ')}` : '';
 }
 
-/** A snippet without Markdown syntax: headings, emphasis, links and wikilinks, code fences, tables, frontmatter. */
+/** A snippet without Markdown syntax: headings, emphasis, links and wikilinks, link definitions, code fences, tables,
+ * frontmatter. */
 export function cleanSnippet(text: string): string {
   return text
     .replace(/^---\n[\s\S]*?\n---\n?/, '')
     .replace(/```[^\n]*\n?/g, '')
+    .replace(/(^|\s)\[[^\]\n]+\]:[ \t]*\S+/g, '$1') // reference definitions, `[motivation]: #motivation`
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]/g, (_m, target: string, alias?: string) => alias ?? target)
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]\n]+)\]\[[^\]\n]*\]/g, '$1') // reference links, `[RFC 2843][rfc-llvm-asm]`
     .replace(/^\s{0,3}#{1,6}\s+/gm, '')
     .replace(/^\s*>\s?/gm, '')
     .replace(/^\s*[-*+]\s+\[[ xX]\]\s+/gm, '')

@@ -1,5 +1,6 @@
 // The vault as a folder tree of notes (pure: no DOM), and the sidebar's filter over it.
 import { INote, statusLabel } from './logic';
+import { cleanSnippet } from './operators';
 
 export interface IFolder {
   name: string;
@@ -11,7 +12,7 @@ export interface IFolder {
 
 /** A note's label: its title (frontmatter title or first heading), else its file name. */
 export function noteLabel(note: INote): string {
-  const title = (note.title ?? '').trim();
+  const title = cleanSnippet(note.title ?? ''); // a first heading may hold a link: `Rust RFCs - [RFC Book](https://…)`
   return title && title !== note.path ? title : note.path.split('/').pop() ?? note.path;
 }
 

@@ -36,6 +36,9 @@ test('result title and editor positions', () => {
 test('progress and the triples of one notebook cell', () => {
   assert.equal(progressText(3, 10), 'engram: indexing 3/10 notes');
   assert.equal(progressText(0, 0), 'engram: indexing…');
+  assert.equal(progressText(3, 10, 'notes: read, extract, graphs'), 'engram: indexing 3/10 notes');
+  assert.equal(progressText(1024, 25119, 'embeddings: facts'), 'engram: indexing, embeddings: facts 1024/25119');
+  assert.equal(progressText(0, 1, 'keyword index'), 'engram: indexing, keyword index');
   const triples = [{ cell_id: null, s: 'a' }, { cell_id: 'c1', s: 'b' }, { cell_id: 'c2', s: 'c' }];
   assert.deepEqual(triplesOfPart(triples, 'c1').map(t => t.s), ['b']);
   assert.deepEqual(triplesOfPart(triples, null).map(t => t.s), ['a']);

@@ -23,6 +23,9 @@ test('snippets lose their Markdown', () => {
   assert.equal(cleanSnippet('| a | b |\n|---|---|\n| 1 | 2 |\n- [x] done\n> quoted _it_'), 'a b 1 2 done quoted it');
   assert.equal(cleanSnippet('---\ntitle: T\n---\n# Head\ntext'), 'Head text');
   assert.equal(cleanSnippet('Status | --- | --- | :---: | CT-200'), 'Status CT-200');
+  assert.equal(cleanSnippet('## Motivation\n[motivation]: #motivation\n\nIn [RFC 2843][rfc-llvm-asm].\n[rfc-llvm-asm]: https://x.org/2843'),
+    'Motivation In RFC 2843.');
+  assert.equal(cleanSnippet('Motivation [motivation]: #motivation In systems'), 'Motivation In systems');
   assert.equal(cleanSnippet('Actions - [x] Lindqvist to update. - [ ] Hall to order. ## Next'), 'Actions Lindqvist to update. Hall to order. Next');
 });
 

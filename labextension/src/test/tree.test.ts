@@ -13,6 +13,7 @@ test('folders first, notes by title, counts per folder', () => {
   assert.deepEqual(root.folders.map(f => [f.name, f.count]), [['a', 1], ['meetings', 2], ['orgs', 1]]);
   assert.deepEqual(root.folders[1].notes.map(noteLabel), ['Kickoff', 'Midterm review']);
   assert.equal(root.folders[0].folders[0].path, 'a/b');
+  assert.equal(noteLabel(note('README.md', 'Rust RFCs - [RFC Book](https://rust-lang.github.io/rfcs/)')), 'Rust RFCs - RFC Book');
   assert.deepEqual(root.notes.map(n => n.path), ['index.md']);
 });
 
