@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO_VAULT ?= demo-vault
 
-.PHONY: demo test chromium labextension-deps bench eval eval-llm lab labextension clean
+.PHONY: demo test chromium labextension-deps bench first-hour eval eval-llm lab labextension clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,14 @@ bench: $(VENV)/.test-installed
 	@if command -v node >/dev/null; then $(BIN)/python -m benchmarks.panel_bench; else echo "make bench: node not found; panel layout benchmark skipped"; fi
 	@if [ -f "$(SHARED_DATA)/corpus.json" ]; then $(BIN)/python -m benchmarks.index_bench musique --corpus "$(SHARED_DATA)/corpus.json"; \
 	else echo "make bench: $(SHARED_DATA) not found; MuSiQue index benchmark skipped"; fi
+
+# Issue 21's scripted first hour in JupyterLab (chromium) on a copy of rust-rfcs: each step's wall time and a
+# screenshot in .bench/first-hour. It seeds the copy with the embedding cache `make eval` leaves, when there is one
+# (about a minute then; cold, the index step alone is ~25 minutes on 2 cores); skips when rust-rfcs is absent.
+FIRST_HOUR_CACHE ?= .bench/eval-rust-rfcs/vault/.engram/vectors/cache.sqlite
+first-hour: $(VENV)/.test-installed
+	$(BIN)/python -m benchmarks.first_hour --vault "$(RUST_RFCS)/vault" --out .bench/first-hour \
+		$(if $(wildcard $(FIRST_HOUR_CACHE)),--warm-cache "$(FIRST_HOUR_CACHE)")
 
 # Both development sets: a real vault (rust-rfcs) and MuSiQue dev with the offline heuristic extractor and with
 # imported GPT-3.5 triples. Every retrieval default is chosen on both at once.
