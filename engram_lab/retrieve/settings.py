@@ -65,7 +65,11 @@ class RetrievalSettings:
     lexical_fuzzy: bool = True  # also match names within a small edit distance (slow on very large vaults)
     synonym_threshold: float = 0.8
     edges: EdgeWeights = field(default_factory=EdgeWeights)
-    final_blend: float = 0.0  # passage seed score added to the PPR score (0: rank by PPR alone)
+    # The passage seed (as a share of its sum) added to the walk's score of each note: the walk may add notes, not
+    # displace the ones the passages point at. 0.1 on all three dev sets (BENCHMARKS.md): MuSiQue heuristic R@5
+    # 0.708 -> 0.732, imported 0.745 -> 0.752 (ALL@10 0.68 -> 0.70), rust-rfcs R@2 0.775 -> 0.781; 0.2 and more
+    # lost MuSiQue R@5.
+    final_blend: float = 0.1
     # The mass the walk carries into a note, beyond its own restart share, is divided by (chunks in the note) ** this:
     # a long note names more entities and so collects more of the walk than its relevance earns (0: no division).
     walk_length_norm: float = 1.0
