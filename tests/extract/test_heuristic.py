@@ -182,3 +182,18 @@ def test_markdown_links_to_notes_are_links_inline_and_by_reference():
 def test_a_link_to_the_note_itself_is_no_link():
     ex, _ = extract("# Self\n\nSee [below](self.md#later).\n", path="self.md")
     assert not [r for r in ex.relations if r.predicate == "links to"]
+
+
+def test_field_labels_are_no_names_but_their_values_are_read():
+    text = ("- Feature Name: range_patterns\n- Start Date: 2015-05-21\n- RFC PR: #2203\n\n# Ranges\n\n"
+            "Attendees: Amara Okafor, Jonas Lindqvist.\n\n**Decision**: replace the Halden CT-200.\n")
+    names = set(kinds(extract(text)[0]))
+    assert not names & {"Feature Name", "Name", "Start Date", "Date", "RFC PR", "Attendees", "Decision"}
+    assert {"Amara Okafor", "Jonas Lindqvist"} <= names
+
+
+def test_imperative_and_participle_openers_are_no_names():
+    names = set(kinds(extract("# X\n\nConsider the Halden CT-200. Given that Amara Okafor left, Adding more is fine. "
+                              "E.g. Lindqvist agreed. Let Raman decide.\n")[0]))
+    assert not names & {"Consider", "Given", "Adding", "E.g", "Let"}
+    assert {"Halden CT-200", "Amara Okafor", "Lindqvist", "Raman"} <= names

@@ -33,8 +33,9 @@ from engram_lab.extract.segment import Piece, Segment
 from engram_lab.vault.model import DocumentModel, MarkdownLink, MarkdownModel, Span
 
 NAME = "heuristic"
-VERSION = "5"  # 2: initials ("M. Hall") stay one name; 3: ordinary words opening a sentence or heading are no names;
-# 4: discourse markers ("Additionally,") are no names; 5: Markdown links to notes (inline or reference) are links too
+VERSION = "6"  # 2: initials ("M. Hall") stay one name; 3: ordinary words opening a sentence or heading are no names;
+# 4: discourse markers ("Additionally,") are no names; 5: Markdown links to notes (inline or reference) are links too;
+# 6: field labels ("Start Date:") and instruction openers ("Consider", "Given") are no names
 LINKS_TO = "links to"
 IS_A = "is a"
 _ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")

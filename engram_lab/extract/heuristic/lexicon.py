@@ -63,7 +63,9 @@ STOP_CAPITALS = frozenset(
     "additionally finally furthermore therefore moreover similarly alternatively specifically unfortunately fortunately "
     "currently consequently nevertheless nonetheless meanwhile otherwise instead hence thus indeed likewise conversely "
     "notably importantly essentially basically generally typically usually ideally obviously clearly firstly secondly "
-    "lastly overall ultimately initially eventually accordingly regardless presumably arguably".split()
+    "lastly overall ultimately initially eventually accordingly regardless presumably arguably "
+    # imperatives and participles that open instructions and arguments ("Consider the case ...", "Given that ...")
+    "consider add adding given having let suppose assume assuming using e.g i.e".split()
 )
 MONTHS = (
     "january february march april may june july august september october november december "

@@ -17,6 +17,17 @@ _ABBREVIATIONS = frozenset(
 _BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(?=\s+[\"'(\[]?[A-Z0-9])")
 
 
+# "Start Date: 2015-05-21", "- RFC PR: #2203", "Attendees: Okafor, Raman": the key of a field line (one or two words, or
+# up to four capitalised ones, opening a line or list item) is a label, like a frontmatter key, not a name. Only the
+# key goes: the value is prose. On rust-rfcs such keys had become the vault's biggest entities ("Date", "RFC PR",
+# "Rust Issue" in 432-638 of 640 notes), hubs of every note's related notes and local graph.
+_FIELD_LABEL = re.compile(r"^([ \t]*)((?:[^\W\d_][\w'’()/&.-]*(?:[ \t]+[\w'’()/&.-]+)?|[A-Z][\w'’()/&.-]*(?:[ \t]+[A-Z][\w'’()/&.-]*){2,3})[ \t]*:)(?=[ \t]|$)", re.M)
+
+
+def _blank_label(match: re.Match[str]) -> str:
+    return match.group(1) + " " * len(match.group(2))
+
+
 def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
@@ -38,6 +49,7 @@ def prose_view(text: str, body_start: int = 0) -> str:
     masked = re.sub(r"\]\([^)\n]*\)", lambda m: " " * len(m.group(0)), masked)
     masked = re.sub(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)", lambda m: " " * len(m.group(0)), masked)
     masked = re.sub(r"^(\s{0,3})(#{1,6}\s|[-*+]\s+(\[[ xX]\]\s)?|\d{1,9}[.)]\s|>\s?)", lambda m: " " * len(m.group(0)), masked, flags=re.M)
+    masked = _FIELD_LABEL.sub(_blank_label, masked)
     masked = re.sub(r"(?<![\w/])#[\w/-]+", _blank, masked)  # tags
     masked = masked.replace("[", " ")
     return masked
