@@ -35,7 +35,7 @@ from engram_lab.resolve.service import (
     import_decisions, judge_pair, pending_pairs, pending_rules, retract_decision, run_analysis, supersession_candidates,
     supersession_verdict,
 )
-from engram_lab.state.db import ANALYSED_GENERATION, engram_dir, open_ledger, read_counter, set_counter, transaction
+from engram_lab.state.db import ANALYSED_GENERATION, engram_dir, ledger_connection, open_ledger, read_counter, set_counter, transaction
 from engram_lab.state.decisions import Decision, DecisionLedger
 from engram_lab.state.documents import DocumentTable
 from engram_lab.state.review import QueuedPair, StoredCandidate
@@ -210,11 +210,8 @@ class Engine:
 
     @contextmanager
     def decisions(self) -> Iterator[DecisionLedger]:
-        conn = open_ledger(self.vault)
-        try:
+        with ledger_connection(self.vault) as conn:
             yield DecisionLedger(conn)
-        finally:
-            conn.close()
 
     def export_decisions(self, path: Path) -> int:
         with self.decisions() as ledger:

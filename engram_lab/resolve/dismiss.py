@@ -14,9 +14,9 @@ from pathlib import Path
 
 from engram_lab.errors import EngramError
 from engram_lab.resolve.overlay import RESOLUTION
-from engram_lab.resolve.run import refresh_projections
-from engram_lab.state.db import open_ledger, transaction
-from engram_lab.state.decisions import Decision, DecisionLedger
+from engram_lab.resolve.run import changing_decisions
+from engram_lab.state.db import transaction
+from engram_lab.state.decisions import Decision
 from engram_lab.state.review import ReviewQueue
 
 BATCH_PREFIX = "b-"
@@ -35,16 +35,14 @@ def is_batch_id(text: str) -> bool:
 
 def dismiss_rule(vault: Path, rule: str, *, actor: str = "user") -> Dismissal:
     """Judge ``distinct`` every pair waiting for review that ``rule`` proposed, in one transaction."""
-    conn = open_ledger(vault)
-    try:
-        queue = ReviewQueue(conn)
+    with changing_decisions(vault) as ledger:
+        queue = ReviewQueue(ledger.conn)
         counts = queue.rule_counts()
         if rule not in counts:
             waiting = ", ".join(f"{r} ({n})" for r, n in counts.items()) or "none, the queue is empty"
             raise EngramError(f"no pairs from rule {rule!r} wait for review; rules waiting: {waiting}")
         batch_id = f"{BATCH_PREFIX}{uuid.uuid4().hex[:16]}"
-        ledger = DecisionLedger(conn)
-        with transaction(conn):
+        with transaction(ledger.conn):
             decisions = [
                 ledger.record_within(RESOLUTION, p.a, p.b, "distinct", actor, {
                     "batch": batch_id, "dismissed_rule": rule, "score": p.score,
@@ -52,18 +50,10 @@ def dismiss_rule(vault: Path, rule: str, *, actor: str = "user") -> Dismissal:
                     "kinds": [p.evidence.get("kind_a"), p.evidence.get("kind_b")]})
                 for p in queue.pairs() if p.rule == rule
             ]
-    finally:
-        conn.close()
-    refresh_projections(vault)
     return Dismissal(batch_id, rule, decisions)
 
 
 def retract_batch(vault: Path, batch_id: str) -> list[Decision]:
     """Undo a bulk dismissal: its decisions still in force are retracted and their pairs are back for review."""
-    conn = open_ledger(vault)
-    try:
-        decisions = DecisionLedger(conn).retract_batch(batch_id)
-    finally:
-        conn.close()
-    refresh_projections(vault)
-    return decisions
+    with changing_decisions(vault) as ledger:
+        return ledger.retract_batch(batch_id)

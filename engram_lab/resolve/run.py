@@ -16,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,7 +38,7 @@ from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, pair_key, re
 from engram_lab.resolve.overlay import Pair as IriPair
 from engram_lab.resolve import names as nm
 from engram_lab.resolve.supersession import Candidate, DatedDecision, dated_decisions, find_candidates
-from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, open_ledger, read_meta, set_meta, transaction
+from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, ledger_connection, open_ledger, read_meta, set_meta, transaction
 from engram_lab.state.decisions import DecisionLedger, machine_decision_id
 from engram_lab.state.lock import vault_write_lock
 from engram_lab.state.review import ReviewQueue, StoredCandidate
@@ -313,12 +315,18 @@ def refresh_projections(vault: Path) -> ResolutionState:
     """After a judgment, a verdict, a retraction or an import: recompute state and candidates from the ledger
     and the entities present, rewrite the graphs."""
     data = load_tables(vault)
-    conn = open_ledger(vault)
-    try:
+    with ledger_connection(vault) as conn:
         ledger = DecisionLedger(conn)
         state = resolve_state(ledger.all(), set(data.view.iris))
         candidates, changed = _recompute_candidates(ledger, ReviewQueue(conn), data, state)
-    finally:
-        conn.close()
     write_projections(vault, state, candidates, changed)
     return state
+
+
+@contextmanager
+def changing_decisions(vault: Path) -> Iterator[DecisionLedger]:
+    """The decision ledger for one change a person (or the judge) makes; when the change went through, the
+    overlay, the review queue and the analysis graphs are rebuilt from the ledger (``refresh_projections``)."""
+    with ledger_connection(vault) as conn:
+        yield DecisionLedger(conn)
+    refresh_projections(vault)

@@ -15,9 +15,9 @@ from engram_lab.extract.kinds import compatible
 from engram_lab.graph.vocabulary import ENTITY_PREFIX, normalise_label
 from engram_lab.resolve.entities import EntityView
 from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, resolve_state
-from engram_lab.resolve.run import AnalysisReport, analyse_vault, load_tables, refresh_projections
+from engram_lab.resolve.run import AnalysisReport, analyse_vault, changing_decisions, load_tables
 from engram_lab.resolve.supersession import SUPERSESSION
-from engram_lab.state.db import open_ledger
+from engram_lab.state.db import ledger_connection
 from engram_lab.state.decisions import Decision, DecisionLedger
 from engram_lab.state.review import QueuedPair, ReviewQueue, StoredCandidate
 
@@ -54,51 +54,32 @@ def judge_pair(vault: Path, a: str, b: str, verdict: str, *, actor: str = "user"
     if verdict == "same" and not compatible(view.kinds[i], view.kinds[j]) and not force:
         raise EngramError(f"a {view.kinds[i]} ({view.names[i]}) is never a {view.kinds[j]} ({view.names[j]}): "
                           "kinds veto the merge; pass --force if the extractor got a kind wrong")
-    conn = open_ledger(vault)
-    try:
-        decision = DecisionLedger(conn).record(
+    with changing_decisions(vault) as ledger:
+        return ledger.record(
             RESOLUTION, view.iris[i], view.iris[j], verdict, actor,
             {"names": [view.names[i], view.names[j]], "kinds": [view.kinds[i], view.kinds[j]], "forced": force})
-    finally:
-        conn.close()
-    refresh_projections(vault)
-    return decision
 
 
 def retract_decision(vault: Path, decision_id: str) -> Decision:
     """Undo a judgment or verdict: what it outranked holds again, and a pair it took off the queue returns."""
-    conn = open_ledger(vault)
-    try:
-        decision = DecisionLedger(conn).retract(decision_id)
-    finally:
-        conn.close()
-    refresh_projections(vault)
-    return decision
+    with changing_decisions(vault) as ledger:
+        return ledger.retract(decision_id)
 
 
 def pending_pairs(vault: Path, limit: int | None = None, *, sort: str = "score") -> list[QueuedPair]:
-    conn = open_ledger(vault)
-    try:
+    with ledger_connection(vault) as conn:
         return ReviewQueue(conn).pairs(limit, sort=sort)
-    finally:
-        conn.close()
 
 
 def pending_rules(vault: Path) -> dict[str, int]:
     """Waiting pairs per rule that proposed them (what a bulk dismissal of each would take)."""
-    conn = open_ledger(vault)
-    try:
+    with ledger_connection(vault) as conn:
         return ReviewQueue(conn).rule_counts()
-    finally:
-        conn.close()
 
 
 def supersession_candidates(vault: Path) -> list[StoredCandidate]:
-    conn = open_ledger(vault)
-    try:
+    with ledger_connection(vault) as conn:
         return ReviewQueue(conn).candidates()
-    finally:
-        conn.close()
 
 
 def candidate_id(candidate: StoredCandidate) -> str:
@@ -114,35 +95,22 @@ def supersession_verdict(vault: Path, handle: str, verdict: str, *, actor: str =
     if not matches:
         raise EngramError(f"no supersession candidate {handle!r}; `engram supersessions VAULT` lists them")
     c = matches[0]
-    conn = open_ledger(vault)
-    try:
-        decision = DecisionLedger(conn).record(SUPERSESSION, c.earlier, c.later, verdict, actor,
-                                               {"earlier": c.evidence["earlier"], "later": c.evidence["later"]})
-    finally:
-        conn.close()
-    refresh_projections(vault)
-    return decision
+    with changing_decisions(vault) as ledger:
+        return ledger.record(SUPERSESSION, c.earlier, c.later, verdict, actor,
+                             {"earlier": c.evidence["earlier"], "later": c.evidence["later"]})
 
 
 def resolution_state(vault: Path) -> ResolutionState:
     """The judgments in force among the entities the notes hold now."""
     present = set(load_tables(vault).view.iris)
-    conn = open_ledger(vault)
-    try:
+    with ledger_connection(vault) as conn:
         return resolve_state(DecisionLedger(conn).all(), present)
-    finally:
-        conn.close()
 
 
 def import_decisions(vault: Path, path: Path) -> dict[str, int]:
     """Merge an export into the ledger, then rebuild the overlay and candidates, so what it decided shows now."""
-    conn = open_ledger(vault)
-    try:
-        counts = DecisionLedger(conn).import_json(path)
-    finally:
-        conn.close()
-    refresh_projections(vault)
-    return counts
+    with changing_decisions(vault) as ledger:
+        return ledger.import_json(path)
 
 
 def run_analysis(vault: Path, changed_docs: set[str] | None = None) -> AnalysisReport:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from engram_lab.errors import VaultError
@@ -154,6 +156,16 @@ class transaction:
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
 
+
+
+@contextmanager
+def ledger_connection(vault: Path) -> Iterator[sqlite3.Connection]:
+    """The vault's ledger for one piece of work, closed whatever happens in it."""
+    conn = open_ledger(vault)
+    try:
+        yield conn
+    finally:
+        conn.close()
 
 def _migrate(conn: sqlite3.Connection) -> None:
     """Bring the schema up to date. The common case (already current) reads one pragma and takes no lock."""
