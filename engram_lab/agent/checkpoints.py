@@ -15,8 +15,8 @@ import json
 import os
 import secrets
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,13 +104,8 @@ def _row(row: sqlite3.Row) -> Checkpoint:
                       row["state"], json.loads(row["files"]))
 
 
-@contextmanager
-def _ledger(vault: Path) -> Iterator[sqlite3.Connection]:
-    conn = open_agent_db(vault)
-    try:
-        yield conn
-    finally:
-        conn.close()
+def _ledger(vault: Path) -> closing[sqlite3.Connection]:
+    return closing(open_agent_db(vault))
 
 
 def _write(vault: Path, path: str, data: bytes | None) -> None:

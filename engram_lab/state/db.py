@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing
 from pathlib import Path
 
 from engram_lab.errors import VaultError
@@ -158,14 +157,9 @@ class transaction:
 
 
 
-@contextmanager
-def ledger_connection(vault: Path) -> Iterator[sqlite3.Connection]:
-    """The vault's ledger for one piece of work, closed whatever happens in it."""
-    conn = open_ledger(vault)
-    try:
-        yield conn
-    finally:
-        conn.close()
+def ledger_connection(vault: Path) -> closing[sqlite3.Connection]:
+    """The vault's ledger for one ``with`` block, closed whatever happens in it."""
+    return closing(open_ledger(vault))
 
 def _migrate(conn: sqlite3.Connection) -> None:
     """Bring the schema up to date. The common case (already current) reads one pragma and takes no lock."""
