@@ -289,11 +289,11 @@ def cmd_dismiss(args: argparse.Namespace) -> int:
 
 
 def cmd_supersessions(args: argparse.Namespace) -> int:
-    from engram_lab.resolve.service import candidate_id
+    from engram_lab.resolve.service import candidate_id, supersession_item
 
     candidates = Engine(args.vault).supersessions()
     if args.json:
-        print(json.dumps([{"id": candidate_id(c), **c.evidence} for c in candidates], indent=2, ensure_ascii=False))
+        print(json.dumps([supersession_item(c) for c in candidates], indent=2, ensure_ascii=False))
         return 0
     if not candidates:
         print("no supersession candidates")

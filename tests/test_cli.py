@@ -175,3 +175,13 @@ def test_output_into_a_closed_pipe_is_no_traceback(indexed, argv, code):
         os.close(write_end)
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
     assert done.returncode == code
+
+
+def test_supersessions_json_shows_shared_words_as_the_decisions_wrote_them(vault, write, capsys):
+    write("kickoff.md", "# Kickoff\n\n## Decisions\n- 2026-01-14 Decision: sample all stations monthly.\n")
+    write("review.md", "# Review\n\n## Decisions\n- 2026-02-11 Decision: sample the stations biweekly; this replaces the monthly "
+                       "schedule of the [[Kickoff]].\n")
+    assert run(capsys, "index", vault)[0] == 0
+    code, out, _ = run(capsys, "supersessions", vault, "--json")
+    [candidate] = json.loads(out)
+    assert code == 0 and "monthly" in candidate["shared_words"] and "sampl" not in candidate["shared_words"]

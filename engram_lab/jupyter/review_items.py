@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram_lab.resolve.service import candidate_id
-from engram_lab.resolve.supersession import surface_words
-from engram_lab.state.review import QueuedPair, StoredCandidate
+from engram_lab.resolve.service import supersession_item
+from engram_lab.state.review import QueuedPair
+
+__all__ = ["EVIDENCE_NUMBERS", "evidence_rows", "pair_item", "supersession_item"]
 
 # Every number PairEvidence carries, in reading order, with the name a reader sees.
 EVIDENCE_NUMBERS: tuple[tuple[str, str], ...] = (
@@ -44,10 +45,3 @@ def evidence_rows(evidence: dict[str, Any], score: float) -> list[dict[str, str]
 def pair_item(p: QueuedPair) -> dict[str, Any]:
     return {"a": p.a, "b": p.b, "score": p.score, "rule": p.rule, "evidence": p.evidence,
             "numbers": evidence_rows(p.evidence, p.score), "sources": ", ".join(p.evidence.get("sources") or [])}
-
-
-def supersession_item(c: StoredCandidate) -> dict[str, Any]:
-    """A candidate with its shared words as written in the two decisions (the stored ones are stems)."""
-    ev = c.evidence
-    texts = (ev.get("earlier", {}).get("text", ""), ev.get("later", {}).get("text", ""))
-    return {"id": candidate_id(c), **ev, "shared_words": surface_words(list(ev.get("shared_words") or []), *texts)}

@@ -8,6 +8,7 @@ pair while a judgment on it is in force, so a retraction brings the pair back.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from engram_lab.config import load_config
 from engram_lab.errors import EngramError
@@ -16,7 +17,7 @@ from engram_lab.graph.vocabulary import ENTITY_PREFIX, normalise_label
 from engram_lab.resolve.entities import EntityView
 from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, resolve_state
 from engram_lab.resolve.run import AnalysisReport, analyse_vault, changing_decisions, load_tables
-from engram_lab.resolve.supersession import SUPERSESSION
+from engram_lab.resolve.supersession import SUPERSESSION, surface_words
 from engram_lab.state.db import ledger_connection
 from engram_lab.state.decisions import Decision, DecisionLedger
 from engram_lab.state.review import QueuedPair, ReviewQueue, StoredCandidate
@@ -85,6 +86,14 @@ def supersession_candidates(vault: Path) -> list[StoredCandidate]:
 def candidate_id(candidate: StoredCandidate) -> str:
     """A short handle for the CLI and panels: the last 12 characters of the candidate's IRI."""
     return str(candidate.evidence.get("iri", ""))[-12:]
+
+
+def supersession_item(c: StoredCandidate) -> dict[str, Any]:
+    """A candidate as people and tools see it: its handle, its evidence, and the shared words as the two
+    decisions wrote them (the stored ones are stems, such as "sampl")."""
+    ev = c.evidence
+    texts = (ev.get("earlier", {}).get("text", ""), ev.get("later", {}).get("text", ""))
+    return {"id": candidate_id(c), **ev, "shared_words": surface_words(list(ev.get("shared_words") or []), *texts)}
 
 
 def supersession_verdict(vault: Path, handle: str, verdict: str, *, actor: str = "user") -> Decision:
