@@ -122,19 +122,20 @@ class _Queue(_Panel):
         self.can_undo = bool(self._undo)
 
     def _on_message(self, _widget: object, content: dict[str, Any], _buffers: object) -> None:
-        try:
-            if content.get("type") == "undo" and self._undo:
-                self.status = self._undo.pop()()
-            elif content.get("type") == "act":
-                item = self.items[int(content["index"])]
-                if content.get("action") == "skip":
-                    self._skipped.add(self.key(item))
-                    self.status = "skipped for this session"
-                else:
-                    self.status = self.act(str(content["action"]), item)
-        except (EngramError, IndexError, KeyError, ValueError) as exc:
-            self.status = f"error: {exc}"
-        self.refresh()
+        with self.hold_sync():  # the status and the refreshed queue reach the page together, never a half-updated view
+            try:
+                if content.get("type") == "undo" and self._undo:
+                    self.status = self._undo.pop()()
+                elif content.get("type") == "act":
+                    item = self.items[int(content["index"])]
+                    if content.get("action") == "skip":
+                        self._skipped.add(self.key(item))
+                        self.status = "skipped for this session"
+                    else:
+                        self.status = self.act(str(content["action"]), item)
+            except (EngramError, IndexError, KeyError, ValueError) as exc:
+                self.status = f"error: {exc}"
+            self.refresh()
 
     def load(self) -> list[dict[str, Any]]:
         raise NotImplementedError
@@ -177,6 +178,10 @@ class ResolutionReview(_Queue):
         if kind not in ("page", "page_size", "sort", "dismiss"):
             super()._on_message(widget, content, buffers)
             return
+        with self.hold_sync():
+            self._on_page_message(kind, content)
+
+    def _on_page_message(self, kind: str, content: dict[str, Any]) -> None:
         try:
             if kind == "page":
                 wanted = int(content["page"])
