@@ -94,7 +94,7 @@ def test_local_graph_zooms_pans_filters_and_opens_a_note(lab, browser, artifacts
     label = entity.locator("title").text_content().split(" · ")[0]
     entity.dispatch_event("click")  # nodes may overlap: click this one, whatever lies on top
     local.locator(".details b", has_text=label).wait_for(timeout=30_000)
-    assert local.locator(".details li a.mention").count() >= 1
+    local.locator(".details li a.mention").first.wait_for(timeout=60_000)  # the mentions come from the kernel after the name
     local.screenshot(path=str(artifacts / "21-local-graph-entity-mentions.png"))
     note = local.locator("circle.note:not(.centre)").first
     path = note.locator("title").text_content().split(" · ")[2]
