@@ -197,3 +197,11 @@ def test_imperative_and_participle_openers_are_no_names():
                               "E.g. Lindqvist agreed. Let Raman decide.\n")[0]))
     assert not names & {"Consider", "Given", "Adding", "E.g", "Let"}
     assert {"Halden CT-200", "Amara Okafor", "Lindqvist", "Raman"} <= names
+
+
+def test_title_cased_heading_words_are_labels_unless_the_note_names_them():
+    text = ("# Range patterns\n\n## How We Teach This\n\nWe teach this in the book.\n\n## Future Possibilities\n\n"
+            "Two possibilities for the future remain: ask Halden Instruments.\n\n## Halden Instruments Review\n\nDone.\n")
+    names = set(kinds(extract(text)[0]))
+    assert not names & {"Teach This", "Future Possibilities", "How We Teach This"}
+    assert "Halden Instruments" in names

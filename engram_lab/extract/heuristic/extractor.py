@@ -35,7 +35,8 @@ from engram_lab.vault.model import DocumentModel, MarkdownLink, MarkdownModel, S
 NAME = "heuristic"
 VERSION = "6"  # 2: initials ("M. Hall") stay one name; 3: ordinary words opening a sentence or heading are no names;
 # 4: discourse markers ("Additionally,") are no names; 5: Markdown links to notes (inline or reference) are links too;
-# 6: field labels ("Start Date:") and instruction openers ("Consider", "Given") are no names
+# 6: field labels ("Start Date:"), instruction openers ("Consider", "Given") and Title-Cased heading words the
+# prose never capitalises inside a sentence ("Future Possibilities") are no names
 LINKS_TO = "links to"
 IS_A = "is a"
 _ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -53,6 +54,13 @@ def link_object(link: MarkdownLink) -> str | None:
     if parts.scheme in ("http", "https") and unquote(parts.path).lower().endswith(".md"):
         return parts._replace(query="", fragment="").geturl()
     return None
+
+
+def _without_headings(masked: str, model: MarkdownModel) -> str:
+    chars = list(masked)
+    for heading in model.headings:
+        chars[heading.span.start : heading.span.end] = [c if c == "\n" else " " for c in masked[heading.span.start : heading.span.end]]
+    return "".join(chars)
 
 
 def _first_date(text: str) -> dt.date | None:
@@ -106,7 +114,8 @@ class _DocumentRun:
         self.custom_kinds = custom_kinds
         self.models = {part.cell_id: part.model for part in doc.parts}
         self.masked = {part.cell_id: prose_view(part.model.text, part.model.frontmatter.span.end if part.model.frontmatter else 0) for part in doc.parts}
-        self.usage = WordUsage.of(list(self.masked.values()))
+        # Headings are Title-Cased by convention: evidence of how the note writes a word comes from its prose only.
+        self.usage = WordUsage.of([_without_headings(self.masked[part.cell_id], part.model) for part in doc.parts])
         kind = canonical_kind(doc.meta.get("kind"), custom_kinds)
         self.subject = self.registry.add(doc.title, kind, tuple(doc.aliases))
         self.doc_date = _first_date(str(doc.meta.get("date", "")))

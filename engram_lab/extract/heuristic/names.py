@@ -164,6 +164,10 @@ def find_names(masked: str, sentence: Span, usage: WordUsage | None = None, head
             name = text[a:b]
             ordinary = len(words) == 1 and (words[0].lower() in STOP_CAPITALS or (
                 usage is not None and run[0] == opening and usage.common_word(words[0], heading)))
+            # A heading is a label: its Title-Cased words ("How We Teach This", "Future Possibilities") name
+            # something only if one of them is a name by the document's own evidence (an acronym or inner capital,
+            # or a word its prose capitalises inside a sentence).
+            ordinary = ordinary or (heading and usage is not None and all(usage.common_word(w, heading=True) for w in words))
             if not ordinary and any(c.isalpha() for c in name):
                 found.append(Candidate(name, Span(sentence.start + a, sentence.start + b), _guess_kind(words, text[max(0, a - _KIND_CONTEXT) : a])))
         i = max(j, i + 1)
