@@ -21,7 +21,6 @@ from engram_lab.config import read_config
 from engram_lab.errors import DocumentError, EngramError
 from engram_lab.explain import entity_summary
 from engram_lab.graph import vocabulary as v
-from engram_lab.extract.heuristic.extractor import link_object
 from engram_lab.index.note_links import NoteLinkResolver
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.retrieve.results import SearchResult
@@ -29,6 +28,7 @@ from engram_lab.retrieve.searcher import SearchOutcome
 from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentRow, DocumentTable
 from engram_lab.vault import decode_note_text, parse_document, read_note_bytes
+from engram_lab.vault.markdown import link_object
 
 MAX_K = 50
 MAX_READ_CHARS = 60_000

@@ -13,6 +13,7 @@ Entities, facts and edges are regrouped from the tables each time (polars, cheap
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from dataclasses import dataclass
@@ -108,8 +109,8 @@ class RetrievalData:
         return np.array([np.nan if d is None else float(d.toordinal()) for d in self.documents["date"].to_list()])
 
     def note_year(self, note: int) -> int | None:
-        date = self.documents["date"][note] if "date" in self.documents.columns else None
-        return date.year if date is not None else None
+        day = self.note_days[note]
+        return None if np.isnan(day) else dt.date.fromordinal(int(day)).year
 
     @cached_property
     def entity_position(self) -> dict[str, int]:

@@ -70,9 +70,10 @@ class GraphPanel(_Panel):
         node = next((n for n in self.graph.get("nodes", []) if n["id"] == content.get("id")), None)
         if node is None:
             return
-        self.selected = node["label"]
-        self.mentions = [{"path": node["path"], "start": None, "end": None, "surface": "(the note itself)"}] \
-            if node["type"] == "passage" else self._mentions_of(int(node["id"]))
+        with self.hold_sync():  # the name and its mentions reach the page together
+            self.selected = node["label"]
+            self.mentions = [{"path": node["path"], "start": None, "end": None, "surface": "(the note itself)"}] \
+                if node["type"] == "passage" else self._mentions_of(int(node["id"]))
 
 
 class ActivationPanel(GraphPanel):

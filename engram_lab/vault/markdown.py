@@ -12,7 +12,7 @@ import datetime as dt
 import posixpath
 import re
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import yaml
 
@@ -317,6 +317,18 @@ class _Builder:
         base = "" if path.startswith("/") or self.base_path is None else posixpath.dirname(self.base_path)
         resolved = posixpath.normpath(posixpath.join(base, path.lstrip("/")))
         return None if resolved.startswith("..") else resolved
+
+
+def link_object(link: MarkdownLink) -> str | None:
+    """What a Markdown link points at when it may be a note: its vault path, or the web address of a Markdown
+    file (a web copy of a vault note, e.g. a repository's page of it, is matched to the note at index time)."""
+    if link.target:
+        return link.target
+    href = link.href[1:-1] if link.href.startswith("<") and link.href.endswith(">") else link.href
+    parts = urlsplit(href)
+    if parts.scheme in ("http", "https") and unquote(parts.path).lower().endswith(".md"):
+        return parts._replace(query="", fragment="").geturl()
+    return None
 
 
 def parse_markdown(text: str, rel_path: str | None = None, allow_frontmatter: bool = True) -> MarkdownModel:

@@ -13,7 +13,6 @@ import bisect
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
 
 from engram_lab.extract.heuristic.lexicon import (
     CLASS_NOUN_KINDS,
@@ -30,7 +29,8 @@ from engram_lab.extract.heuristic.text import blocks, is_heading, prose_view, se
 from engram_lab.extract.kinds import canonical_kind
 from engram_lab.extract.model import EntityMention, Extraction, Relation, Statement
 from engram_lab.extract.segment import Piece, Segment
-from engram_lab.vault.model import DocumentModel, MarkdownLink, MarkdownModel, Span
+from engram_lab.vault.markdown import link_object
+from engram_lab.vault.model import DocumentModel, MarkdownModel, Span
 
 NAME = "heuristic"
 VERSION = "6"  # 2: initials ("M. Hall") stay one name; 3: ordinary words opening a sentence or heading are no names;
@@ -42,18 +42,6 @@ IS_A = "is a"
 _ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _FILE_EMBED = re.compile(r"\.(png|jpe?g|gif|svg|pdf|webp|mp4|mp3)$", re.I)
 _LEADING_REFERENCE = re.compile(r"^(?:(?P<pronoun>he|she|it|they|his|her|its|their)\b|(?P<definite>the [a-z]+)\b)", re.I)
-
-
-def link_object(link: MarkdownLink) -> str | None:
-    """What a Markdown link points at when it may be a note: its vault path, or the web address of a Markdown
-    file (a web copy of a vault note, e.g. a repository's page of it, is matched to the note at index time)."""
-    if link.target:
-        return link.target
-    href = link.href[1:-1] if link.href.startswith("<") and link.href.endswith(">") else link.href
-    parts = urlsplit(href)
-    if parts.scheme in ("http", "https") and unquote(parts.path).lower().endswith(".md"):
-        return parts._replace(query="", fragment="").geturl()
-    return None
 
 
 def _without_headings(masked: str, model: MarkdownModel) -> str:
