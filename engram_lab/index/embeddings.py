@@ -68,9 +68,15 @@ class PackagedMiniLM:
     def __init__(self) -> None:
         self._query: NumpyMiniLM | None = None
         self._batched: SentenceTransformerEmbedder | None = None
+        self._bulk = False
+
+    def expect(self, words: int) -> None:
+        """A caller about to encode ``words`` words over several calls says so: every call then takes the batched
+        path, even one of 512 short entity labels, which the per-text numpy pass would encode ten times slower."""
+        self._bulk = words > NUMPY_WORDS
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        if sum(len(text.split()) for text in texts) > NUMPY_WORDS:
+        if self._bulk and len(texts) > 1 or sum(len(text.split()) for text in texts) > NUMPY_WORDS:
             if self._batched is None:
                 self._batched = SentenceTransformerEmbedder()
             return self._batched.encode(texts)
@@ -115,6 +121,11 @@ class LazyEmbedder:
     def encode(self, texts: list[str]) -> np.ndarray:
         return self.load().encode(texts)
 
+    def expect(self, words: int) -> None:
+        expect = getattr(self.load(), "expect", None)
+        if expect is not None:
+            expect(words)
+
 
 def lazy_embedder(factory: Callable[[], Embedder]) -> LazyEmbedder:
     """``factory`` behind a :class:`LazyEmbedder`, its name known without loading when it is the packaged model's
@@ -153,6 +164,9 @@ class EmbeddingCache:
         missing = [(h, t) for h, t in dict(zip(hashes, texts)).items() if h not in found]
         if on_done is not None:
             on_done(len(unique) - len(missing))
+        expect = getattr(embedder, "expect", None)
+        if expect is not None and missing:  # the job's size, so an embedder can choose its path for all of it
+            expect(sum(len(t.split()) for _, t in missing))
         for start in range(0, len(missing), batch):
             part = missing[start : start + batch]
             vectors = embedder.encode([t for _, t in part])

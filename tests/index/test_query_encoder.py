@@ -36,3 +36,27 @@ def test_a_query_is_encoded_without_importing_torch():
             "print(v.shape, 'torch' in sys.modules, 'sentence_transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "(1, 384) False False"
+
+
+class _Recorder:
+    def __init__(self, path: str, calls: list[tuple[str, int]]) -> None:
+        self.path, self.calls = path, calls
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.calls.append((self.path, len(texts)))
+        return np.ones((len(texts), 384), dtype=np.float32) / np.sqrt(384)
+
+
+def test_a_bulk_job_of_short_texts_takes_the_batched_path_in_every_batch(tmp_path):
+    from engram_lab.index.embeddings import NUMPY_WORDS, EmbeddingCache
+
+    model, calls = PackagedMiniLM(), []
+    model._batched, model._query = _Recorder("batched", calls), _Recorder("numpy", calls)  # type: ignore[assignment]
+    labels = [f"Entity {i}" for i in range(NUMPY_WORDS)]  # 2 words each: no batch of 512 alone is over the limit
+    EmbeddingCache(tmp_path / "cache.sqlite").embed(model, labels, batch=512)
+    assert calls and all(path == "batched" for path, _ in calls)
+    calls.clear()
+    EmbeddingCache(tmp_path / "other.sqlite").embed(model, ["one query", "another"])  # a small job: numpy again
+    assert calls == [("numpy", 2)]
+    model.encode(["a question"])
+    assert calls[-1] == ("numpy", 1)
