@@ -110,10 +110,11 @@ def resolve_state(decisions: Iterable[Decision], present: Collection[str] | None
         if d.verdict == "distinct":
             apart.setdefault(a, set()).add(b)
             apart.setdefault(b, set()).add(a)
+    kept_from: dict[str, set[str]] = {}  # root -> every entity a member of its cluster was judged distinct from
 
     def find(x: str) -> str:
-        parent.setdefault(x, x)
-        members.setdefault(x, {x})
+        if x not in parent:
+            parent[x], members[x], kept_from[x] = x, {x}, set(apart.get(x, ()))
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
@@ -125,16 +126,28 @@ def resolve_state(decisions: Iterable[Decision], present: Collection[str] | None
         ra, rb = find(d.subject), find(d.object)
         if ra == rb:
             continue
-        clash = next(((x, y) for x in members[ra] for y in apart.get(x, ()) if y in members[rb]), None)
+        clash = _clash(members[ra], members[rb], kept_from[ra], apart)
         if clash is not None:
             state.blocked[d.decision_id] = f"would merge {clash[0]} and {clash[1]}, judged distinct"
             continue
-        root, child = (ra, rb) if ra <= rb else (rb, ra)
-        parent[child] = root
-        members[root] |= members.pop(child)
+        big, small = (ra, rb) if len(members[ra]) >= len(members[rb]) else (rb, ra)  # the smaller set is copied
+        parent[small] = big
+        members[big] |= members.pop(small)
+        kept_from[big] |= kept_from.pop(small)
     for root, group in members.items():
         if len(group) > 1:
             canonical = min(group)
             for iri in group:
                 state.cluster_of[iri] = canonical
     return state
+
+
+def _clash(left: set[str], right: set[str], kept_from_left: set[str], apart: dict[str, set[str]]) -> tuple[str, str] | None:
+    """A pair (x in ``left``, y in ``right``) judged distinct, or None; in time of the smaller side, not the clusters'
+    product (a vault of similar names grows clusters of thousands, and each merge checked them all)."""
+    hits = kept_from_left & right if len(kept_from_left) <= len(right) else {y for y in right if y in kept_from_left}
+    for y in sorted(hits):
+        for x in sorted(apart[y]):
+            if x in left:
+                return x, y
+    return None

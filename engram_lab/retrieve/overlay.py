@@ -78,7 +78,7 @@ def load_overlay(vault: Path) -> OverlaySnapshot:
     conn = open_ledger(vault)
     try:
         generation = read_counter(conn, OVERLAY_GENERATION)
-        decisions = list(DecisionLedger(conn).all())
+        decisions = DecisionLedger(conn).all(with_evidence=False)  # the walk reads verdicts, not why
         candidates = ReviewQueue(conn).candidates()
         paths = {r["doc_id"]: r["path"] for r in conn.execute("SELECT doc_id, path FROM documents")}
     finally:
@@ -100,12 +100,12 @@ def _span(part: dict[str, object]) -> tuple[int, int] | None:
 
 def overlay_edges(data: RetrievalData, snapshot: OverlaySnapshot) -> pl.DataFrame:
     """Judgment edges between entity nodes present in this index (src, dst, type, weight)."""
-    index = data.entity_position
+    index, first = data.entity_position, data.entity_node(0)  # entity i is node first + i
     rows = []
     for a, b, verdict in snapshot.among(data).edges:
         if a in index and b in index and verdict in _EDGE_TYPE:
             edge_type, weight = _EDGE_TYPE[verdict]
-            rows.append((data.entity_node(index[a]), data.entity_node(index[b]), edge_type, weight))
+            rows.append((first + index[a], first + index[b], edge_type, weight))
     return pl.DataFrame(rows, schema={"src": pl.Int64, "dst": pl.Int64, "type": pl.String, "weight": pl.Float64}, orient="row")
 
 

@@ -69,3 +69,44 @@ def test_a_judgment_on_one_entity_twice_is_refused(ledger):
 
     with pytest.raises(EngramError, match="two different"):
         ledger.record("resolution", A, A, "same", "user")
+
+
+def _reference_clusters(decisions):
+    """Merge in the state's own order, checking every member pair of the two clusters against 'distinct'."""
+    from engram_lab.resolve.overlay import _union_order, winning_judgments
+
+    judgments = winning_judgments(decisions)
+    distinct = {key for key, d in judgments.items() if d.verdict == "distinct"}
+    cluster = {}
+    blocked = set()
+    for d in sorted((d for d in judgments.values() if d.verdict == "same"), key=_union_order):
+        left, right = cluster.get(d.subject, {d.subject}), cluster.get(d.object, {d.object})
+        if left is right:
+            continue
+        if any((min(x, y), max(x, y)) in distinct for x in left for y in right):
+            blocked.add(d.decision_id)
+            continue
+        merged = left | right
+        for iri in merged:
+            cluster[iri] = merged
+    return {iri: min(group) for iri, group in cluster.items() if len(group) > 1}, blocked
+
+
+def test_clusters_equal_a_pairwise_reference_on_random_judgments():
+    import random
+
+    from engram_lab.state.decisions import Decision
+
+    rng = random.Random(7)
+    names = [f"urn:engram:entity:person:{i:02d}" for i in range(14)]
+    for trial in range(60):
+        decisions = []
+        for n in range(rng.randint(5, 40)):
+            a, b = rng.sample(names, 2)
+            verdict = rng.choice(["same", "same", "same", "distinct", "related"])
+            actor = rng.choice(["auto", "auto", "user", "llm:m"])
+            decisions.append(Decision(f"d{trial}-{n}", "resolution", a, b, verdict, actor, f"2026-01-01T00:00:{n:02d}", {}))
+        state = resolve_state(decisions)
+        clusters, blocked = _reference_clusters(decisions)
+        assert state.cluster_of == clusters
+        assert set(state.blocked) == blocked
