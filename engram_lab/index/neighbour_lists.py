@@ -20,6 +20,7 @@ import numpy as np
 from engram_lab.retrieve.csls import DEFAULT_K, nearest_neighbours
 
 BATCH = 1024
+APPROXIMATE_FROM = 20_000  # rows of one kind; from here the exact pass (quadratic) gives way to an HNSW graph
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,16 @@ def _best_first(indices: np.ndarray, cosines: np.ndarray, k: int) -> NeighbourLi
     return NeighbourLists(indices.astype(np.int64), cosines.astype(np.float32))
 
 
-def build_neighbour_lists(vectors: np.ndarray, k: int, on_block: Callable[[int], None] | None = None) -> NeighbourLists:
-    """Every row's list from a blocked pass over all similarities (the cold build)."""
+def build_neighbour_lists(vectors: np.ndarray, k: int, on_block: Callable[[int], None] | None = None,
+                          approximate_from: int = APPROXIMATE_FROM) -> NeighbourLists:
+    """Every row's list (the cold build): a blocked pass over all similarities, or for ``approximate_from`` rows
+    and more an HNSW graph's (``approximate_neighbours``; the exact pass's cost grows with the square)."""
     n = vectors.shape[0]
+    if n >= approximate_from:
+        from engram_lab.index.approximate_neighbours import approximate_lists
+
+        indices, cosines = approximate_lists(vectors, k, on_block)
+        return NeighbourLists(indices, cosines)
     lists = NeighbourLists(np.full((n, k), -1, dtype=np.int64), np.full((n, k), -np.inf, dtype=np.float32))
     for start, nearest, cosines in nearest_neighbours(vectors, k, BATCH):
         block = _best_first(nearest.astype(np.int64), cosines.astype(np.float32), k)

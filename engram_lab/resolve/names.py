@@ -11,6 +11,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from rapidfuzz.distance import OSA
+
 from engram_lab.extract.heuristic.lexicon import PRONOUNS
 
 HONORIFICS = frozenset("dr mr mrs ms miss prof professor sir dame lord lady rev st saint".split())
@@ -110,22 +112,12 @@ def jaro_winkler(a: str, b: str, prefix_scale: float = 0.1) -> float:
 
 
 def edit_distance(a: str, b: str, limit: int = 3) -> int:
-    """Optimal-string-alignment distance (a swap of neighbours counts once), capped at ``limit``."""
-    if abs(len(a) - len(b)) >= limit:
-        return limit
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        if min(current) >= limit:
-            return limit
-        previous2, previous = previous, current
-    return min(previous[-1], limit)
+    """Optimal-string-alignment distance (a swap of neighbours counts once), capped at ``limit``.
+
+    rapidfuzz's C++ (equal to the textbook recurrence, tested against it): the analysis scores every candidate pair,
+    1.3 million on the 10,000-note benchmark, where the pure-Python loop took 77 microseconds a pair.
+    """
+    return min(OSA.distance(a, b, score_cutoff=limit), limit)
 
 
 def char_ngrams(text: str, n: int = 3) -> set[str]:

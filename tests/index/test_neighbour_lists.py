@@ -64,3 +64,35 @@ def test_unchanged_texts_keep_their_vectors_and_only_the_rest_are_embedded():
     assert asked == [["d", "a"]]
     np.testing.assert_array_equal(vectors[0], old_vectors[3])
     assert match_rows([], ["x"]).tolist() == [-1]
+
+
+def clustered(rng: np.random.Generator, n: int, dim: int = 32, clusters: int = 60) -> np.ndarray:
+    """Unit vectors around a few centres (labels of a vault are no uniform sphere), some of them repeated."""
+    centres = unit(rng, clusters, dim)
+    vectors = centres[rng.integers(0, clusters, n)] + 0.25 * rng.normal(size=(n, dim)).astype(np.float32)
+    vectors[-20:] = vectors[:20]  # identical texts embed identically
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_approximate_lists_find_nearly_every_exact_neighbour():
+    vectors = clustered(np.random.default_rng(3), 3000)
+    exact = build_neighbour_lists(vectors, 16)
+    approximate = build_neighbour_lists(vectors, 16, approximate_from=1000)
+    rows = np.arange(vectors.shape[0])
+    assert not (approximate.indices == rows[:, None]).any()  # never its own neighbour, duplicates included
+    assert (np.diff(approximate.cosines, axis=1) <= 1e-6).all()  # best first
+    found = np.mean([len(set(a) & set(b)) / 16 for a, b in zip(approximate.indices, exact.indices)])
+    assert found >= 0.95
+    assert np.abs(approximate.densities() - exact.densities()).mean() < 0.01
+    want = set(zip(*exact.pairs_above(0.8)[:2]))
+    assert len(want & set(zip(*approximate.pairs_above(0.8)[:2]))) >= 0.95 * len(want)
+    recomputed = np.einsum("ij,ij->i", vectors, vectors[approximate.indices[:, 0]])  # cosines are the true ones
+    np.testing.assert_allclose(approximate.cosines[:, 0], recomputed, rtol=1e-4, atol=1e-5)
+
+
+def test_approximate_lists_pad_rows_with_fewer_neighbours_than_asked():
+    vectors = unit(np.random.default_rng(4), 12)
+    lists = build_neighbour_lists(vectors, 16, approximate_from=10)
+    assert lists.indices.shape == (12, 16)
+    np.testing.assert_array_equal(np.sort(lists.indices[:, :11], axis=1) >= 0, True)
+    assert (lists.indices[:, 11:] == -1).all() and np.isinf(lists.cosines[:, 11:]).all()

@@ -44,3 +44,25 @@ def test_local_references(text):
 
 def test_names_are_not_local_references():
     assert not nm.is_local_reference("Apollo Project") and not nm.is_local_reference("Marta Hall")
+
+
+def _textbook_osa(a: str, b: str) -> int:
+    """The optimal-string-alignment recurrence, uncapped, as a reference."""
+    d = [[i + j if i == 0 or j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def test_edit_distance_equals_the_textbook_recurrence_capped():
+    import random
+
+    rng = random.Random(5)
+    for _ in range(3000):
+        a = "".join(rng.choice("abcd é") for _ in range(rng.randint(0, 9)))
+        b = "".join(rng.choice("abcd é") for _ in range(rng.randint(0, 9))) if rng.random() < 0.5 else a[::-1][:7] + "ab"
+        for limit in (2, 3, 5):
+            assert nm.edit_distance(a, b, limit) == min(_textbook_osa(a, b), limit), (a, b, limit)
