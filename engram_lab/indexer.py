@@ -30,7 +30,7 @@ from engram_lab.extract.model import Extraction
 from engram_lab.extract.openie import IMPORT_PREFIX
 from engram_lab.extract.segment import segment_document
 from engram_lab.graph.quads import DocumentInfo, document_quads
-from engram_lab.graph.store import STORE_DIR, GraphStore
+from engram_lab.graph.store import STORE_DIR, GraphStore, Quad
 from engram_lab.graph.vocabulary import document_iri
 from engram_lab.index.integrity import check_tables, store_problem
 from engram_lab.index.progress import READ_NOTES, StageProgress
@@ -49,6 +49,7 @@ LEARNED_DIR = "learned/"
 # table files are rewritten per commit, so fewer commits index faster (the 1,890-passage corpus: one commit, not
 # two, -1.2 s); a crash redoes at most one chunk (LLM answers are cached, so that costs no second call).
 CHUNK_DOCS = 2000
+GRAPH_BATCH = 50  # documents' graphs written in one store transaction (always before their ledger commit)
 CHUNK_SECONDS = 30.0
 # Compact the store once its write-ahead log passes this size (about 200 ordinary notes; one note with 100,000 links
 # once wrote 1.4 GB of it): by bytes, not by notes, because one note can write as much as thousands.
@@ -120,6 +121,7 @@ class _Run:
         self.table = DocumentTable(self.conn)
         self.extractor: Extractor = extractor or build_extractor(config, engram_dir(vault))
         self._store: GraphStore | None = None
+        self._graphs: list[tuple[str, list[Quad]]] = []  # (graph, quads) extracted, not yet written
         self.tables = TableStore(engram_dir(vault) / TABLES_DIR)
         self.report = IndexReport()
 
@@ -241,10 +243,13 @@ class _Run:
             self.report.capped += [(vf.rel_path, warning) for warning in bound_extraction(extraction)]
         author = doc.author or self.config.owner
         if extraction is None:
+            self._write_graphs()  # in order: a graph queued for this note before must not outlive the drop
             self.store.drop_graph(document_iri(doc_id))  # pending review: searchable, not in the graph
         else:
             info = DocumentInfo(doc_id, vf.rel_path, doc.title, author, dt.datetime.now(dt.timezone.utc))
-            self.store.replace_graph(document_iri(doc_id), document_quads(info, extraction))
+            self._graphs.append((document_iri(doc_id), list(document_quads(info, extraction))))
+            if len(self._graphs) >= GRAPH_BATCH:
+                self._write_graphs()
         content = IndexedContent(
             kind=vf.kind, title=doc.title, content_hash=note.content_hash, size=len(note.data), mtime_ns=vf.mtime_ns,
             status=status, extractor=self.extractor.name, extractor_version=self.extractor.version,
@@ -258,7 +263,14 @@ class _Run:
         return _Done(vf.rel_path, doc_id, content, document_sections(doc), document_rows(doc_row, segments, extraction), error,
                      outcome, moved_from)
 
+    def _write_graphs(self) -> None:
+        """Write the queued documents' graphs; always before the ledger records those documents as indexed."""
+        if self._graphs:
+            self.store.replace_graphs(self._graphs)
+            self._graphs = []
+
     def _commit(self, chunk: list[_Done]) -> None:
+        self._write_graphs()
         if not chunk:
             return
         self.tables.apply({done.doc_id: done.rows for done in chunk})

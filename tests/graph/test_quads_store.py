@@ -96,3 +96,24 @@ def test_settle_keeps_the_data_and_drops_the_write_ahead_log(tmp_path):
     store.replace_graph("urn:engram:doc:0", [])  # still writable after the reopen
     store.close()
     assert len(GraphStore(tmp_path / "store", read_only=True)) < written
+
+
+def test_replacing_several_graphs_at_once_equals_replacing_each(tmp_path):
+    from pyoxigraph import Literal, NamedNode, Quad
+
+    from engram_lab.graph.store import GraphStore
+
+    def quads(graph: str, n: int) -> list[Quad]:
+        return [Quad(NamedNode(f"urn:x:s{i}"), NamedNode("urn:x:p"), Literal(f"{graph}-{i}"), NamedNode(graph)) for i in range(n)]
+
+    one, batch = GraphStore(tmp_path / "one"), GraphStore(tmp_path / "batch")
+    for store in (one, batch):
+        store.replace_graph("urn:g:old", quads("urn:g:old", 3))
+    wanted = [("urn:g:a", quads("urn:g:a", 2)), ("urn:g:old", quads("urn:g:new-content", 1)), ("urn:g:b", [])]
+    for graph, q in wanted:
+        one.replace_graph(graph, q)
+    batch.replace_graphs(wanted)
+    assert batch.graphs() == one.graphs() == {"urn:g:a", "urn:g:old"}
+    for graph in ("urn:g:a", "urn:g:old"):
+        assert sorted(map(str, batch.quads(graph))) == sorted(map(str, one.quads(graph)))
+    assert len(batch.quads("urn:g:old")) == 1  # replaced whole, not added to
