@@ -14,7 +14,7 @@ only in a number ("Phase 1" / "Phase 2"), a local reference ("the company").
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from engram_lab.extract.kinds import compatible
@@ -48,7 +48,9 @@ class PairEvidence:
     reason: str
 
     def to_json(self) -> dict[str, Any]:
-        return {key: value for key, value in asdict(self).items() if key not in ("a", "b")}
+        """Every field but the IRIs (all plain values: no deep copy, which ``asdict`` made for each of 155,000
+        automatic judgments on the 10,000-note benchmark)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("a", "b")}
 
     @property
     def verdict(self) -> str:
