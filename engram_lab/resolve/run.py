@@ -134,7 +134,7 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
         present = set(view.iris)
         rescored = present if focus is None else {view.iris[i] for i in focus}
         with transaction(conn):
-            queued_before = {pair_key(p.a, p.b) for p in queue.pairs(include_decided=True)}
+            queued_before = {pair_key(a, b) for a, b in queue.keys()}
             queue.keep_only(present)
             queue.remove_touching(rescored)
             new_in_queue = _apply_evidence(scored, ledger, queue, queued_before, report)
@@ -162,7 +162,7 @@ def _apply_evidence(scored: list[PairEvidence], ledger: DecisionLedger, queue: R
     """Make automatic judgments and queue pairs as the evidence says; returns the pairs new in the queue
     that nobody judged (for the LLM judge). A person's retraction of an automatic judgment keeps its row
     (retracted), and its id is derived from the pair, so the same evidence does not make it again."""
-    decisions = ledger.all()
+    decisions = ledger.all(with_evidence=False)  # ids and pairs only
     known = {d.decision_id for d in decisions}
     judged = {pair_key(d.subject, d.object) for d in decisions if d.kind == RESOLUTION and d.active and d.actor != "auto"}
     new_in_queue: list[PairEvidence] = []
@@ -187,7 +187,7 @@ def _withdraw_unsupported(ledger: DecisionLedger, scored: list[PairEvidence], re
     the evidence now says review or nothing, or blocking stopped proposing the pair (an alias went).
     One made before ids were derived from the pair gives way to its derived twin."""
     supported = {pair_key(ev.a, ev.b) for ev in scored if ev.verdict == "auto-same"}
-    for d in ledger.all(include_retracted=False):
+    for d in ledger.all(include_retracted=False, with_evidence=False):
         if d.kind != RESOLUTION or d.actor != "auto" or d.verdict != "same":
             continue
         key = pair_key(d.subject, d.object)
@@ -229,7 +229,7 @@ def _ask_judge(judge: LLMJudge, view: EntityView, pairs: list[PairEvidence], led
                titles: dict[str, str]) -> int:
     """Ask the judge about each pair; a verdict it gave before (in force or retracted by a person) is not recorded
     again, so a retraction holds however often the pair comes back to the queue."""
-    known = {d.decision_id for d in ledger.all()}
+    known = {d.decision_id for d in ledger.all(with_evidence=False)}
     judged = 0
     for ev in pairs:
         a, b = view.index[ev.a], view.index[ev.b]

@@ -61,6 +61,11 @@ class ReviewQueue:
         sql = f"SELECT * FROM resolution_queue q {where} ORDER BY {SORTS[sort]}" + (f" LIMIT {int(limit)}" if limit else "")
         return [QueuedPair(r["a"], r["b"], r["score"], r["rule"], json.loads(r["evidence"])) for r in self.conn.execute(sql)]
 
+    def keys(self) -> set[tuple[str, str]]:
+        """Every queued pair (a, b), decided or not, without reading its evidence (an analysis pass asks this of
+        hundreds of thousands of rows on a large vault)."""
+        return {(r[0], r[1]) for r in self.conn.execute("SELECT a, b FROM resolution_queue")}
+
     def rule_counts(self) -> dict[str, int]:
         """How many waiting pairs each rule proposed: what a bulk dismissal of one rule would take off the queue."""
         rows = self.conn.execute(f"SELECT rule, COUNT(*) FROM resolution_queue q WHERE NOT EXISTS ({_JUDGED}) "

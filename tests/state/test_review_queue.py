@@ -82,3 +82,9 @@ def test_a_batch_is_retracted_as_one_and_its_pairs_come_back(conn):
         ledger.retract_batch("b-1")
     with pytest.raises(EngramError, match="no decisions in batch 'b-none'"):
         ledger.retract_batch("b-none")
+
+
+def test_keys_are_every_queued_pair_judged_or_not(conn):
+    queue = ReviewQueue(conn)
+    DecisionLedger(conn).record("resolution", "urn:a2", "urn:b2", "distinct", "user")
+    assert queue.keys() == {(a, b) for a, b, _, _ in PAIRS} == {(p.a, p.b) for p in queue.pairs(include_decided=True)}
