@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from benchmarks.synthetic_vault import vault_or_synthetic
+from benchmarks.timing import StageClock
 from engram_lab.engine import Engine
 
 MARKER = "Zephyrine quartz lantern zq{n}x was adopted in this decision."  # zq{n}x: a word no note has (a bare number is a
@@ -28,14 +29,15 @@ def _searchable(engine: Engine) -> float:
     return time.perf_counter() - started
 
 
-def _edit(engine: Engine, note: Path, n: int) -> tuple[float, float, bool]:
+def _edit(engine: Engine, note: Path, n: int, stages: StageClock) -> tuple[float, float, bool]:
     """Append a sentence no other note holds; time index + the search for it (wall, and this process's CPU over all
     its threads: the figure other jobs on the machine disturb least); undo (untimed)."""
     original = note.read_text(encoding="utf-8")
     note.write_text(original + "\n\n" + MARKER.format(n=n) + "\n", encoding="utf-8")
     try:
         started, cpu = time.perf_counter(), time.process_time()
-        engine.index(progress=False, warm=True)
+        engine.index(progress=False, warm=True, on_stage=stages)
+        stages.stop()
         hit = engine.query(f"Zephyrine quartz lantern zq{n}x")
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
@@ -64,7 +66,8 @@ def main() -> None:
     ready = time.perf_counter() - started
     notes = sorted(p for p in vault.rglob("*.md") if ".engram" not in p.parts)
     chosen = random.Random(18).sample(notes, min(args.edits, len(notes)))
-    timed = [_edit(engine, note, n) for n, note in enumerate(chosen)]
+    stages = StageClock()
+    timed = [_edit(engine, note, n, stages) for n, note in enumerate(chosen)]
     seconds, cpu = [s for s, _, _ in timed], [c for _, c, _ in timed]
     renamed = chosen[0].with_name("renamed-" + chosen[0].name)
     chosen[0].rename(renamed)
@@ -83,6 +86,8 @@ def main() -> None:
     print(f"| same, p95 | {_percentile(seconds, 0.95):.2f} s |")
     print(f"| same, process CPU time p50 / p95 | {statistics.median(cpu):.2f} s / {_percentile(cpu, 0.95):.2f} s |")
     print(f"| edited note ranked first | {sum(found for _, _, found in timed)} of {len(timed)} |")
+    for stage, total in stages.seconds.items():
+        print(f"| - {stage}, mean per edit | {total / len(timed):.2f} s |")
     print(f"| rename a note -> `Engine.index(warm=True)` | {rename:.2f} s |")
     print(f"| delete a note -> `Engine.index(warm=True)` | {delete:.2f} s |")
 
