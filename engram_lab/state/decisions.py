@@ -15,14 +15,15 @@ import json
 import re
 import sqlite3
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engram_lab.errors import DecisionFileError, EngramError
 from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, transaction
 from engram_lab.state.documents import now_iso
 
+K = TypeVar("K")
 EXPORT_FORMAT = "engram-decisions"
 EXPORT_VERSION = 1
 VERDICTS: dict[str, frozenset[str]] = {
@@ -144,6 +145,16 @@ class DecisionLedger:
         rows = self.conn.execute("SELECT * FROM decisions ORDER BY made_at, rowid")
         decisions = [_decision(r, with_evidence) for r in rows]
         return decisions if include_retracted else [d for d in decisions if d.active]
+
+    def with_evidence(self, decisions: dict[K, Decision]) -> dict[K, Decision]:
+        """``decisions`` (read without evidence) with their evidence, read for these ids alone."""
+        ids = [d.decision_id for d in decisions.values()]
+        found: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(ids), 900):
+            part = ids[start : start + 900]
+            rows = self.conn.execute(f"SELECT decision_id, evidence FROM decisions WHERE decision_id IN ({','.join('?' * len(part))})", part)
+            found.update({r[0]: json.loads(r[1]) for r in rows})
+        return {key: replace(d, evidence=found.get(d.decision_id, {})) for key, d in decisions.items()}
 
     def export_json(self, path: Path) -> int:
         """Write every decision (retracted ones too: they are history) to ``path``; returns the count."""

@@ -134,3 +134,15 @@ def test_imported_decisions_apply_to_a_fresh_index(vault, write, tmp_path):
     assert (_overlay(engine), _queued(engine)) == (expected_overlay, expected_queue)
     engine.index(full=True, progress=False)
     assert (_overlay(engine), _queued(engine)) == (expected_overlay, expected_queue)
+
+
+def test_the_overlay_graph_carries_each_judgments_recorded_evidence(vault, write):
+    import json
+
+    write("a.md", FNG_NOTE)
+    write("b.md", "# Beta\n\nThe FNG published a report.\n")
+    engine = Engine(vault)
+    engine.index(progress=False)
+    rows = engine.sparql(f"SELECT ?o WHERE {{ GRAPH <{v.OVERLAY_GRAPH}> {{ ?j <{v.EVIDENCE.value}> ?o }} }}")
+    [decision] = resolution_state(vault).judgments.values()
+    assert decision.evidence and [json.loads(o) for o in rows["o"].to_list()] == [decision.evidence]
