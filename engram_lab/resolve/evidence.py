@@ -9,6 +9,9 @@ be explained in one line (``reason``). Thresholds (README, "Entity resolution"):
 
 Vetoes (score 0, never merged by a machine): incompatible kinds, names that differ
 only in a number ("Phase 1" / "Phase 2"), a local reference ("the company").
+
+A surface rule alone never merges names one letter apart: the typo rule needs a second sign
+(a shared neighbour, or one spelling rare beside the other), else the pair waits for review.
 """
 
 from __future__ import annotations
@@ -69,8 +72,10 @@ class Expansions:
         self.initials: dict[str, set[str]] = {}
         self.surname: dict[str, set[str]] = {}
         self._person = {nm.loose(n): k for n, k in zip(view.names, view.kinds)}
-        for name in view.names:
+        docs_by_form: dict[str, set[str]] = {}
+        for name, docs in zip(view.names, view.doc_sets):
             form = nm.loose(name)
+            docs_by_form.setdefault(form, set()).update(docs)
             words = form.split()
             if (acronym := nm.acronym_of(name)) is not None:
                 self.acronym.setdefault(acronym, set()).add(form)
@@ -78,6 +83,8 @@ class Expansions:
                 self.initials.setdefault(key, set()).add(form)
             if len(words) >= 2:
                 self.surname.setdefault(words[-1], set()).add(form)
+        # How many notes write each spelling, whatever kind the extractor gave it (one name, several IRIs).
+        self.notes_writing: dict[str, int] = {form: len(docs) for form, docs in docs_by_form.items()}
 
     def count_inputs(self, table: dict[str, set[str]], key: str) -> tuple[tuple[str, str], ...]:
         """What ``count`` reads for ``key``: its long forms and their kinds (a digest of these moves whenever the count can)."""
@@ -104,6 +111,17 @@ def _typo_score(form_a: str, form_b: str, edit: int, kind: str = "") -> tuple[fl
             return 0.7, f"given names one letter apart ({x} / {y}) are often two people"
         return 0.92, f"one-letter difference in a long word ({x} / {y})"
     return 0.7, f"names {edit} edits apart"
+
+
+def _rare_spelling(docs_a: int, docs_b: int) -> bool:
+    """One spelling is written in at least three notes and three times as many as the other (counted over every
+    kind the spelling was given): the shape of a typo.
+
+    Two names one letter apart that are each written about as often ("Jansen" / "Hansen", "Andersen" /
+    "Anderson") are as likely two names as one; a spelling seen once beside one seen everywhere is a slip.
+    """
+    rare, common = sorted((docs_a, docs_b))
+    return common >= 3 and rare * 3 <= common
 
 
 def score_pair(view: EntityView, a: int, b: int, sources: set[str], expansions: Expansions,
@@ -163,6 +181,9 @@ def score_pair(view: EntityView, a: int, b: int, sources: set[str], expansions: 
         score, reason = _typo_score(form_a, form_b, edit, person_like)
         if shared_docs:
             return result("typo", min(score, 0.5), f"{reason}, but both are written in the same note, so probably two things")
+        if score >= AUTO_SAME and not (context or _rare_spelling(expansions.notes_writing.get(form_a, 0), expansions.notes_writing.get(form_b, 0))):
+            return result("typo", 0.7, f"{reason}, but neither spelling is rare beside the other and they share no "
+                                       "neighbour: could be two names")
         return result("typo", score, reason)
     if (cosine is not None and cosine >= 0.9) or surface >= 0.93:
         return result("similar", 0.62 + (0.05 if context else 0.0), "similar names" + (" with shared neighbours" if context else ""))

@@ -1,8 +1,9 @@
 """Which entities an incremental analysis must score again: those whose evidence inputs moved.
 
 A pair's evidence reads the two entities' names, kinds, aliases, notes and
-relation neighbours, and how many long names a short form (acronym, initials, a
-surname alone) could stand for across the vault. Each entity gets a digest of
+relation neighbours, how many notes write its spelling (under any kind), and how
+many long names a short form (acronym, initials, a surname alone) could stand for
+across the vault. Each entity gets a digest of
 exactly that; the ledger keeps the digests of the last analysis, so an edit, a
 deleted note that shared an entity, or a second expansion of an acronym written
 in another note all bring the entities they touch back into focus. Without this,
@@ -46,7 +47,8 @@ def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
                        count_inputs("initials", nm.initials_key(name) if nm.is_initialled(name) else None),
                        count_inputs("surname", words[0] if len(words) == 1 else None))
         row = [name, view.kinds[i], sorted(view.labels[i]), sorted(view.doc_sets[i]),
-               sorted(view.iris[j] for j in view.neighbours[i]), short_forms]
+               sorted(view.iris[j] for j in view.neighbours[i]), short_forms,
+               expansions.notes_writing.get(nm.loose(name), 0)]  # the typo rule reads how many notes write the spelling
         out[iri] = hashlib.sha256(repr(row).encode("utf-8")).hexdigest()[:20]  # repr: lists, str, int, None only
     return out
 

@@ -28,6 +28,7 @@ VAULT = [
     ("d1", "Marta Hall", "Person"), ("d3", "M. Hall", "Person"), ("d4", "Peter Hall", "Person"),
     ("d5", "Hall", "Concept"), ("d6", "AquaSense Ltd", "Organization"), ("d7", "AquaSense", "Concept"),
     ("d8", "Northern Estuary Research Institute", "Organization"), ("d9", "Nothern Estuary Research Institute", "Organization"),
+    ("d10", "Northern Estuary Research Institute", "Organization"), ("d11", "Northern Estuary Research Institute", "Organization"),
     ("d1", "Jordan", "Person"), ("d2", "Jordan", "Place"), ("d3", "Phase 1", "Project"), ("d4", "Phase 2", "Project"),
     ("d5", "the company", "Organization"),
 ]
@@ -119,9 +120,45 @@ def test_blocking_is_far_from_all_pairs():
 def test_one_edit_blocking_finds_typos_trigrams_would_miss():
     crowd = [(f"d{i}", f"Amara {last}", "Person") for i, last in enumerate(
         ["Okafor", "Lindqvist", "Raman", "Novak", "Mensah", "Tanaka", "Costa", "Haddad", "Ferreira", "Silva"] * 3)]
-    view = view_of([*crowd, ("x1", "Amara Gallagher", "Person"), ("x2", "Amara Gallageer", "Person")])
+    view = view_of([*crowd, ("x1", "Amara Gallagher", "Person"), ("x2", "Amara Gallageer", "Person"),
+                    ("x3", "Amara Gallagher", "Person"), ("x4", "Amara Gallagher", "Person")])
     evidence = _score(view, ("Amara Gallagher", "Person"), ("Amara Gallageer", "Person"))
     assert "one-edit" in evidence.sources and evidence.verdict == "auto-same"
+
+
+def test_one_letter_apart_without_a_second_sign_waits_for_review():
+    """Two names each written once, one letter apart, are as likely two names as one typo."""
+    view = view_of([("d1", "Hansen Institute", "Organization"), ("d2", "Jansen Institute", "Organization")])
+    evidence = _score(view, ("Hansen Institute", "Organization"), ("Jansen Institute", "Organization"))
+    assert evidence.rule == "typo" and evidence.verdict == "review"
+    assert "neither spelling is rare" in evidence.reason
+
+
+def test_a_rare_spelling_beside_a_common_one_merges():
+    common = [(f"d{i}", "Northern Estuary Research Institute", "Organization") for i in range(3)]
+    view = view_of([*common, ("x", "Nothern Estuary Research Institute", "Organization")])
+    evidence = _score(view, ("Northern Estuary Research Institute", "Organization"), ("Nothern Estuary Research Institute", "Organization"))
+    assert evidence.verdict == "auto-same"
+    even = view_of([*common[:2], ("x", "Nothern Estuary Research Institute", "Organization")])  # 2 notes against 1: no sign
+    assert _score(even, ("Northern Estuary Research Institute", "Organization"),
+                  ("Nothern Estuary Research Institute", "Organization")).verdict == "review"
+
+
+def test_a_spelling_is_counted_over_every_kind_it_was_given():
+    """The extractor may type one name differently from note to note; the notes writing the spelling still add up."""
+    rows = [("d1", "Amara Haddad", "Person"), ("d2", "Amara Haddad", "Concept"), ("d3", "Amara Haddad", "Concept"),
+            ("x", "Amara Hoddad", "Concept")]
+    view = view_of(rows)
+    assert _score(view, ("Amara Haddad", "Person"), ("Amara Hoddad", "Concept")).verdict == "auto-same"
+
+
+def test_a_shared_neighbour_is_the_second_sign_a_typo_needs():
+    rows = [("d1", "Hansen Institute", "Organization"), ("d2", "Jansen Institute", "Organization"),
+            ("d1", "Port Kalomi", "Place"), ("d2", "Port Kalomi", "Place")]
+    view = view_of(rows, relations=[("d1", "Hansen Institute", "Organization", "Port Kalomi", "Place"),
+                                     ("d2", "Jansen Institute", "Organization", "Port Kalomi", "Place")])
+    evidence = _score(view, ("Hansen Institute", "Organization"), ("Jansen Institute", "Organization"))
+    assert evidence.shared_neighbours == 1 and evidence.verdict == "auto-same"
 
 
 def test_given_names_one_letter_apart_are_not_merged_automatically():

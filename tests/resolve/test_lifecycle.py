@@ -12,8 +12,8 @@ from engram_lab.resolve.service import candidate_id, resolution_state
 FNG_NOTE = "# Alpha\n\nThe Full Name Group (FNG) met in Oslo.\n"
 FNG = "urn:engram:entity:concept:fng"
 GROUP = "urn:engram:entity:organization:full-name-group"
-MARTA = "# Marta\n\nMarta Hall is an engineer in Oslo.\n"
-MARTHA = "# Martha\n\nMartha Hall is a historian in Leeds.\n"
+MARTA = "# Engineer\n\nMarta Hall is an engineer in Oslo.\n"
+MARTHA = "# Historian\n\nMartha Hall is a historian in Leeds.\n"
 
 
 def _overlay(engine: Engine) -> tuple[set[tuple[str, str, str]], int]:
