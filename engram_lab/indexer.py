@@ -53,7 +53,6 @@ GRAPH_BATCH = 50  # documents' graphs written in one store transaction (always b
 CHUNK_SECONDS = 30.0
 # Compact the store once its write-ahead log passes this size (about 200 ordinary notes; one note with 100,000 links
 # once wrote 1.4 GB of it): by bytes, not by notes, because one note can write as much as thousands.
-SETTLE_LOG_BYTES = 32 * 1024 * 1024
 
 
 @dataclass
@@ -293,8 +292,8 @@ class _Run:
     def _settle_if_large(self) -> None:
         """After bulk writes, compact and reopen now: otherwise every later open (the next one-note edit, every
         ``engram sparql``) replays the write-ahead log and pays for it (BENCHMARKS.md)."""
-        if self._store is not None and self._store.log_bytes() >= SETTLE_LOG_BYTES:
-            self._store.settle()
+        if self._store is not None:
+            self._store.settle_if_large()
 
     def _delete(self, rows: list[ChangeKey]) -> None:
         for row in rows:

@@ -60,6 +60,9 @@ def _triples(quads: Iterable[Quad]) -> str:
     return " .\n".join(f"{q.subject} {q.predicate} {q.object}" for q in quads)
 
 
+SETTLE_LOG_BYTES = 32 * 1024 * 1024  # write-ahead log worth compacting before the next open
+
+
 class GraphStore:
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
@@ -179,6 +182,13 @@ class GraphStore:
         self._store.optimize()
         del self._store
         self._store = Store(str(self.path))
+
+    def settle_if_large(self) -> None:
+        """``settle`` when a bulk write (a cold index's documents, the overlay of a first analysis) left at least
+        ``SETTLE_LOG_BYTES`` of log: the overlay written after a 10,000-note build left 145 MB, and the first edit's
+        open replayed it in 7.7 s."""
+        if self.log_bytes() >= SETTLE_LOG_BYTES:
+            self.settle()
 
     def close(self) -> None:
         del self._store

@@ -40,7 +40,7 @@ from engram_lab.resolve.overlay import Pair as IriPair
 from engram_lab.resolve import names as nm
 from engram_lab.resolve.supersession import Candidate, DatedDecision, dated_decisions, find_candidates
 from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, ledger_connection, open_ledger, read_meta, set_meta, transaction
-from engram_lab.state.decisions import DecisionLedger, machine_decision_id
+from engram_lab.state.decisions import Decision, DecisionLedger, machine_decision_id
 from engram_lab.state.lock import vault_write_lock
 from engram_lab.state.review import ReviewQueue, StoredCandidate
 
@@ -141,11 +141,17 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
         present = set(view.iris)
         rescored = present if focus is None else {view.iris[i] for i in focus}
         with transaction(conn):
-            queued_before = {pair_key(a, b) for a, b in queue.keys()}
-            queue.keep_only(present)
+            if focus is None:
+                queued_before = {pair_key(a, b) for a, b in queue.keys()}
+                queue.keep_only(present)
+                decisions = ledger.all(with_evidence=False)  # ids and pairs only
+            else:  # only rows touching the focus: every pair this pass scores touches it (and the queue may hold 400,000)
+                queued_before = {pair_key(a, b) for a, b in queue.keys_touching(rescored)}
+                queue.remove_touching(gone)  # the focused form of keep_only: every queued entity had its digest recorded
+                decisions = ledger.touching(RESOLUTION, rescored)
             queue.remove_touching(rescored)
-            new_in_queue = _apply_evidence(scored, ledger, queue, queued_before, report)
-            _withdraw_unsupported(ledger, scored, rescored, present, report)
+            new_in_queue = _apply_evidence(scored, decisions, ledger, queue, queued_before, report)
+            _withdraw_unsupported(ledger, decisions, scored, rescored, present, report)
             record_digests(conn, digests, set(digests) if focus is None else moved, gone)
         if judge is not None and new_in_queue:
             report.llm_judged = _ask_judge(judge, view, new_in_queue, ledger, _titles(conn))
@@ -165,12 +171,12 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
     return report
 
 
-def _apply_evidence(scored: list[PairEvidence], ledger: DecisionLedger, queue: ReviewQueue,
+def _apply_evidence(scored: list[PairEvidence], decisions: list[Decision], ledger: DecisionLedger, queue: ReviewQueue,
                     queued_before: set[IriPair], report: AnalysisReport) -> list[PairEvidence]:
     """Make automatic judgments and queue pairs as the evidence says; returns the pairs new in the queue
     that nobody judged (for the LLM judge). A person's retraction of an automatic judgment keeps its row
-    (retracted), and its id is derived from the pair, so the same evidence does not make it again."""
-    decisions = ledger.all(with_evidence=False)  # ids and pairs only
+    (retracted), and its id is derived from the pair, so the same evidence does not make it again.
+    ``decisions``: the ledger's, or at least every one touching a scored pair."""
     known = {d.decision_id for d in decisions}
     judged = {pair_key(d.subject, d.object) for d in decisions if d.kind == RESOLUTION and d.active and d.actor != "auto"}
     new_in_queue: list[PairEvidence] = []
@@ -189,14 +195,14 @@ def _apply_evidence(scored: list[PairEvidence], ledger: DecisionLedger, queue: R
     return new_in_queue
 
 
-def _withdraw_unsupported(ledger: DecisionLedger, scored: list[PairEvidence], rescored: set[str], present: set[str],
-                          report: AnalysisReport) -> None:
+def _withdraw_unsupported(ledger: DecisionLedger, decisions: list[Decision], scored: list[PairEvidence], rescored: set[str],
+                          present: set[str], report: AnalysisReport) -> None:
     """Withdraw automatic merges between present entities that this pass re-scored and no longer finds:
     the evidence now says review or nothing, or blocking stopped proposing the pair (an alias went).
     One made before ids were derived from the pair gives way to its derived twin."""
     supported = {pair_key(ev.a, ev.b) for ev in scored if ev.verdict == "auto-same"}
-    for d in ledger.all(include_retracted=False, with_evidence=False):
-        if d.kind != RESOLUTION or d.actor != "auto" or d.verdict != "same":
+    for d in decisions:
+        if d.kind != RESOLUTION or d.actor != "auto" or d.verdict != "same" or not d.active:
             continue
         key = pair_key(d.subject, d.object)
         touched = d.subject in rescored or d.object in rescored
@@ -290,6 +296,7 @@ def _write_projections(vault: Path, state: ResolutionState, candidates: list[Can
         for graph, doc in wanted.items():
             if docs is None or doc in docs:
                 store.replace_graph(graph, analysis_quads(doc, by_doc[doc]))
+        store.settle_if_large()
     finally:
         store.close()
 

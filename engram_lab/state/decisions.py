@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engram_lab.errors import DecisionFileError, EngramError
-from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, transaction
+from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, iri_table, transaction
 from engram_lab.state.documents import now_iso
 
 K = TypeVar("K")
@@ -145,6 +145,17 @@ class DecisionLedger:
         rows = self.conn.execute("SELECT * FROM decisions ORDER BY made_at, rowid")
         decisions = [_decision(r, with_evidence) for r in rows]
         return decisions if include_retracted else [d for d in decisions if d.active]
+
+    def touching(self, kind: str, iris: set[str], include_retracted: bool = True) -> list[Decision]:
+        """Decisions of ``kind`` whose subject or object is in ``iris``, without evidence (``all``'s order): what a
+        focused analysis reads where the ledger holds hundreds of thousands of judgments."""
+        table = iri_table(self.conn, iris)
+        live = "" if include_retracted else " AND retracted_at IS NULL"
+        rows = self.conn.execute(
+            f"SELECT *, rowid AS r FROM decisions WHERE kind = ? AND subject IN (SELECT iri FROM {table}){live} UNION "
+            f"SELECT *, rowid AS r FROM decisions WHERE kind = ? AND object IN (SELECT iri FROM {table}){live} ORDER BY made_at, r",
+            (kind, kind))
+        return [_decision(r, with_evidence=False) for r in rows]
 
     def with_evidence(self, decisions: dict[K, Decision]) -> dict[K, Decision]:
         """``decisions`` (read without evidence) with their evidence, read for these ids alone."""

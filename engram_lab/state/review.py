@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram_lab.errors import EngramError
+from engram_lab.state.db import iri_table
 from engram_lab.state.documents import now_iso
 
 
@@ -66,6 +67,13 @@ class ReviewQueue:
         hundreds of thousands of rows on a large vault)."""
         return {(r[0], r[1]) for r in self.conn.execute("SELECT a, b FROM resolution_queue")}
 
+    def keys_touching(self, iris: set[str]) -> set[tuple[str, str]]:
+        """The queued pairs (a, b) with an entity in ``iris``, through the indexes on a and on b."""
+        table = iri_table(self.conn, iris)
+        rows = self.conn.execute(f"SELECT a, b FROM resolution_queue WHERE a IN (SELECT iri FROM {table}) "
+                                 f"UNION SELECT a, b FROM resolution_queue WHERE b IN (SELECT iri FROM {table})")
+        return {(r[0], r[1]) for r in rows}
+
     def rule_counts(self) -> dict[str, int]:
         """How many waiting pairs each rule proposed: what a bulk dismissal of one rule would take off the queue."""
         rows = self.conn.execute(f"SELECT rule, COUNT(*) FROM resolution_queue q WHERE NOT EXISTS ({_JUDGED}) "
@@ -81,7 +89,8 @@ class ReviewQueue:
 
     def remove_touching(self, iris: set[str]) -> None:
         """Drop queued pairs with an entity in ``iris`` (they are about to be re-scored, or are gone)."""
-        self._remove_where(lambda a, b: a in iris or b in iris)
+        table = iri_table(self.conn, iris)
+        self.conn.execute(f"DELETE FROM resolution_queue WHERE a IN (SELECT iri FROM {table}) OR b IN (SELECT iri FROM {table})")
 
     def keep_only(self, iris: set[str]) -> None:
         """Drop queued pairs whose entities no longer exist in the vault."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from engram_lab import indexer
 from engram_lab.extract import limits
 from engram_lab.extract.heuristic.registry import EntityRegistry
 from engram_lab.graph import vocabulary as v
+from engram_lab.graph import store as graph_store
 from engram_lab.graph.store import GraphStore
 from engram_lab.index.tables import TableStore
 from engram_lab.indexer import index_vault
+from engram_lab.resolve.run import analyse_vault
 from tests.conftest import ledger_rows
 
 
@@ -50,14 +51,27 @@ def test_the_store_is_compacted_by_bytes_written_not_by_note_count(vault, write,
     settled = []
     monkeypatch.setattr(GraphStore, "settle", lambda self: settled.append(self.log_bytes()))
     write("one.md", "# One\n\nMarta Hall visited Mill Reach.\n")
-    monkeypatch.setattr(indexer, "SETTLE_LOG_BYTES", 1)  # one small note already passes a one-byte threshold
+    monkeypatch.setattr(graph_store, "SETTLE_LOG_BYTES", 1)  # one small note already passes a one-byte threshold
     index_vault(vault, progress=False)
     assert settled and settled[0] >= 1
     settled.clear()
     write("two.md", "# Two\n\nAcme Corp was bought by Widget Works.\n")
-    monkeypatch.setattr(indexer, "SETTLE_LOG_BYTES", 1 << 40)
+    monkeypatch.setattr(graph_store, "SETTLE_LOG_BYTES", 1 << 40)
     index_vault(vault, progress=False)
     assert settled == []
+
+
+def test_the_analysis_compacts_the_store_after_a_large_overlay_write(vault, write, monkeypatch):
+    """The overlay written by a cold build's analysis came after the indexer's compaction and left its log for the
+    first edit's open to replay (7.7 s at 10,000 notes)."""
+    write("one.md", "# One\n\nMarta Hall visited Mill Reach.\n")
+    write("two.md", "# Two\n\nMarta Hall met Ivo Brandt.\n")
+    index_vault(vault, progress=False)
+    settled = []
+    monkeypatch.setattr(GraphStore, "settle", lambda self: settled.append(self.log_bytes()))
+    monkeypatch.setattr(graph_store, "SETTLE_LOG_BYTES", 1)
+    analyse_vault(vault)
+    assert settled and settled[0] >= 1
 
 
 def test_old_table_buckets_without_the_warnings_column_still_read(vault, write):

@@ -189,3 +189,16 @@ def test_ids_the_ledger_makes_are_accepted(ledger, tmp_path):
     made = machine_decision_id("resolution", _GOOD["subject"], _GOOD["object"], "same", "llm:Qwen/Qwen2.5-7B-Instruct")
     ledger.import_json(_export(tmp_path / "d.json", {**_GOOD, "decision_id": made, "actor": "llm:Qwen/Qwen2.5-7B-Instruct"}))
     assert ledger.get(made) is not None
+
+
+def test_decisions_touching_entities_equal_filtering_every_decision(ledger):
+    made = [ledger.record("resolution", f"{E}a", f"{E}b", "same", "user"),
+            ledger.record("resolution", f"{E}c", f"{E}a", "distinct", "user"),
+            ledger.record("resolution", f"{E}c", f"{E}d", "related", "user"),
+            ledger.record("supersession", f"{E}a", f"{E}d", "accept", "user")]
+    ledger.retract(made[2].decision_id)
+    every = ledger.all(with_evidence=False)
+    for focus in ({f"{E}a"}, {f"{E}d"}, {f"{E}b", f"{E}c"}, set()):
+        want = [d for d in every if d.kind == "resolution" and (d.subject in focus or d.object in focus)]
+        assert ledger.touching("resolution", focus) == want
+        assert ledger.touching("resolution", focus, include_retracted=False) == [d for d in want if d.active]

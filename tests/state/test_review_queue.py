@@ -88,3 +88,16 @@ def test_keys_are_every_queued_pair_judged_or_not(conn):
     queue = ReviewQueue(conn)
     DecisionLedger(conn).record("resolution", "urn:a2", "urn:b2", "distinct", "user")
     assert queue.keys() == {(a, b) for a, b, _, _ in PAIRS} == {(p.a, p.b) for p in queue.pairs(include_decided=True)}
+
+
+def test_the_focused_reads_and_removals_equal_filtering_every_row(conn):
+    """A focused analysis reads and drops only the rows touching its entities, through the indexes on both ends."""
+    queue = ReviewQueue(conn)
+    with transaction(conn):
+        queue.put("urn:b1", "urn:c1", 0.6, "typo", {})  # urn:b1 on both sides of pairs
+    every = queue.keys()
+    for focus in ({"urn:b1"}, {"urn:a1", "urn:b3"}, {"urn:none"}, set()):
+        assert queue.keys_touching(focus) == {(a, b) for a, b in every if a in focus or b in focus}
+    with transaction(conn):
+        queue.remove_touching({"urn:b1", "urn:a4"})
+    assert queue.keys() == {("urn:a2", "urn:b2"), ("urn:a3", "urn:b3")}
