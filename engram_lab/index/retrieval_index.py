@@ -370,44 +370,32 @@ def _embed_stage(cache: EmbeddingCache, embedder: Embedder, texts: list[str], st
 
 
 def _edges(documents, facts, raw_entities, links, entity_index, position, entity_names) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+    """The walk's typed edges, one row per (src, dst, type) with the count as weight. Column operations, not a loop
+    over rows: an edit rebuilds them from 70,000 facts and 350,000 mentions on the 10,000-note benchmark."""
     n_pass = documents.height
-    src: list[int] = []
-    dst: list[int] = []
-    kind: list[str] = []
-    weight: list[float] = []
-
-    def add(a: int, b: int, t: str, w: float) -> None:
-        src.append(a)
-        dst.append(b)
-        kind.append(t)
-        weight.append(w)
-
-    for s, o, predicate_iri in zip(facts["s"].to_list(), facts["o"].to_list(), facts["predicate_iri"].to_list()):
-        if s == o:
-            continue
-        if predicate_iri == v.IS_A.value:
-            add(n_pass + s, n_pass + o, "hierarchy", 1.0)
-        elif predicate_iri != v.LINKS_TO.value:
-            add(n_pass + s, n_pass + o, "relation", 1.0)
-    for doc_id, iri in zip(raw_entities["doc_id"].to_list(), raw_entities["entity_iri"].to_list()):
-        if iri in entity_index:
-            add(position[doc_id], n_pass + entity_index[iri], "mention", 1.0)
+    schema = {"src": pl.Int64, "dst": pl.Int64, "type": pl.String}
+    typed = facts.filter((pl.col("s") != pl.col("o")) & (pl.col("predicate_iri") != v.LINKS_TO.value)).select(
+        (pl.col("s") + n_pass).alias("src"), (pl.col("o") + n_pass).alias("dst"),
+        pl.when(pl.col("predicate_iri") == v.IS_A.value).then(pl.lit("hierarchy")).otherwise(pl.lit("relation")).alias("type"))
+    doc_rows = pl.DataFrame({"doc_id": list(position), "src": list(position.values())}, schema={"doc_id": pl.String, "src": pl.Int64})
+    entity_rows = pl.DataFrame({"entity_iri": list(entity_index), "dst": [n_pass + i for i in entity_index.values()]},
+                               schema={"entity_iri": pl.String, "dst": pl.Int64})
+    mentions = (raw_entities.select("doc_id", "entity_iri").join(doc_rows, on="doc_id").join(entity_rows, on="entity_iri")
+                .select("src", "dst", pl.lit("mention").alias("type")))
     # About: a note and the entities its title names (the note is their page), whatever kind each was given.
-    named: dict[str, list[int]] = {}
-    for index, name in enumerate(entity_names):
-        named.setdefault(v.normalise_label(name), []).append(index)
-    for i, title in enumerate(documents["title"].to_list()):
-        for entity in named.get(v.normalise_label(title), ()):
-            add(i, n_pass + entity, "about", 1.0)
+    named = pl.DataFrame({"label": [v.normalise_label(name) for name in entity_names], "dst": range(n_pass, n_pass + len(entity_names))},
+                         schema={"label": pl.String, "dst": pl.Int64})
+    titles = pl.DataFrame({"label": [v.normalise_label(title) for title in documents["title"].to_list()], "src": range(n_pass)},
+                          schema={"label": pl.String, "src": pl.Int64})
+    about = titles.join(named, on="label").select("src", "dst", pl.lit("about").alias("type"))
     # Note links: a wikilink names a note (title, file stem or path); a Markdown link gives its path or a web copy's address.
     resolve = NoteLinkResolver(documents["title"].to_list(), documents["path"].to_list())
-    for doc_id, target in zip(links["doc_id"].to_list(), links["object"].to_list()):
-        other = resolve(target or "")
-        if other is not None and other != position[doc_id]:
-            add(position[doc_id], other, "link", 1.0)
-    frame = pl.DataFrame({"src": src, "dst": dst, "type": kind, "weight": weight},
-                         schema={"src": pl.Int64, "dst": pl.Int64, "type": pl.String, "weight": pl.Float64})
-    return frame.group_by(["src", "dst", "type"]).agg(pl.col("weight").sum()).sort(["type", "src", "dst"])
+    linked = [(position[doc_id], other) for doc_id, target in zip(links["doc_id"].to_list(), links["object"].to_list())
+              if (other := resolve(target or "")) is not None and other != position[doc_id]]
+    link_rows = pl.DataFrame({"src": [a for a, _ in linked], "dst": [b for _, b in linked], "type": ["link"] * len(linked)}, schema=schema)
+    frame = pl.concat([part.cast(schema) for part in (typed, mentions, about, link_rows)])
+    return (frame.group_by(["src", "dst", "type"]).agg(pl.len().cast(pl.Float64).alias("weight"))
+            .sort(["type", "src", "dst"]))
 
 
 _FRAMES = ("documents", "sections", "entities", "facts", "edges", "synonym_pairs")

@@ -11,29 +11,33 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import polars as pl
 
 
 def match_rows(old_texts: list[str], new_texts: list[str]) -> np.ndarray:
-    """Per new text, an old row with the same text, or -1; each old row used at most once."""
-    free: dict[str, list[int]] = {}
-    for row in range(len(old_texts) - 1, -1, -1):
-        free.setdefault(old_texts[row], []).append(row)
-    origin = np.full(len(new_texts), -1, dtype=np.int64)
-    for row, text in enumerate(new_texts):
-        rows = free.get(text)
-        if rows:
-            origin[row] = rows.pop()
-    return origin
+    """Per new text, an old row with the same text, or -1; each old row used at most once (the k-th new copy of a
+    text takes its k-th old copy). A join on (text, copy number): an edit matches 170,000 rows on the 10,000-note
+    benchmark, where a dictionary of row lists took about a second."""
+    if not new_texts:
+        return np.zeros(0, dtype=np.int64)
+    schema = {"text": pl.String}
+    old = pl.DataFrame({"text": old_texts}, schema=schema).with_row_index("old").with_columns(
+        pl.int_range(pl.len()).over("text").alias("copy"))
+    new = pl.DataFrame({"text": new_texts}, schema=schema).with_row_index("new").with_columns(
+        pl.int_range(pl.len()).over("text").alias("copy"))
+    joined = new.join(old, on=["text", "copy"], how="left").sort("new")
+    return joined["old"].cast(pl.Int64).fill_null(-1).to_numpy()
 
 
 def reuse_vectors(texts: list[str], old_texts: list[str], old_vectors: np.ndarray,
                   embed: Callable[[list[str]], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """(vectors of ``texts``, origin): unchanged texts copied from ``old_vectors``, only the others passed to ``embed``."""
     origin = match_rows(old_texts, texts)
-    vectors = np.zeros((len(texts), old_vectors.shape[1]), dtype=np.float32)
-    kept = np.flatnonzero(origin >= 0)
-    vectors[kept] = old_vectors[origin[kept]]
     fresh = np.flatnonzero(origin < 0)
+    if len(old_vectors):  # one gather (rows to be embedded take row 0 for now), not a scatter into zeros
+        vectors = np.ascontiguousarray(old_vectors[np.maximum(origin, 0)], dtype=np.float32)
+    else:
+        vectors = np.zeros((len(texts), old_vectors.shape[1]), dtype=np.float32)
     if fresh.size:
         vectors[fresh] = embed([texts[i] for i in fresh])
     return vectors, origin

@@ -1,6 +1,7 @@
 """Name forms used to block and compare entity names: loose forms, acronyms, initials, local references.
 
-Pure functions over strings, no state. ``loose`` folds what never tells two
+Pure functions over strings, no state; cached, because an analysis pass asks them of every entity's name and a
+long-lived process (a kernel, the server) sees the same names on every edit. ``loose`` folds what never tells two
 things apart (case, accents, punctuation, a leading "the", honorifics, legal
 suffixes such as "Inc." or "GmbH"); everything else is evidence.
 """
@@ -45,6 +46,7 @@ def loose(text: str) -> str:
     return " ".join(words)
 
 
+@lru_cache(maxsize=1 << 18)
 def acronym_of(text: str) -> str | None:
     """'World Health Organization' -> 'who'; None for names of fewer than two significant words."""
     words = [w for w in loose(text).split() if w not in CONNECTORS]
@@ -53,6 +55,7 @@ def acronym_of(text: str) -> str | None:
     return "".join(w[0] for w in words)
 
 
+@lru_cache(maxsize=1 << 18)
 def as_acronym(text: str) -> str | None:
     """The name itself when it is written as an acronym ('WHO', 'N.A.S.A.', 'IBM'): 2-6 capitals, else None."""
     compact = re.sub(r"[.\s]", "", text.strip())
@@ -61,6 +64,7 @@ def as_acronym(text: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1 << 18)
 def initials_key(text: str) -> str | None:
     """'Marta Hall', 'M. Hall', 'Dr M Hall' -> 'm hall': first initial and last word of a 2-4 word name."""
     words = loose(text).split()
@@ -69,6 +73,7 @@ def initials_key(text: str) -> str | None:
     return f"{words[0][0]} {words[-1]}"
 
 
+@lru_cache(maxsize=1 << 18)
 def is_initialled(text: str) -> bool:
     """Whether the first given name is written as an initial ('M. Hall', 'M Hall')."""
     words = loose(text).split()
@@ -120,6 +125,7 @@ def edit_distance(a: str, b: str, limit: int = 3) -> int:
     return min(OSA.distance(a, b, score_cutoff=limit), limit)
 
 
-def char_ngrams(text: str, n: int = 3) -> set[str]:
+@lru_cache(maxsize=1 << 18)
+def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
     padded = f" {loose(text)} "
-    return {padded[i : i + n] for i in range(max(1, len(padded) - n + 1))}
+    return frozenset(padded[i : i + n] for i in range(max(1, len(padded) - n + 1)))

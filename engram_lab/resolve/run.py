@@ -133,7 +133,7 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
         ledger, queue = DecisionLedger(conn), ReviewQueue(conn)
         moved, gone = moved_entities(conn, digests)
         focus = None if changed_docs is None else {
-            i for i, (iri, docs) in enumerate(zip(view.iris, view.doc_sets)) if iri in moved or docs & changed_docs}
+            i for i, (iri, docs) in enumerate(zip(view.iris, view.doc_sets)) if iri in moved or not docs.isdisjoint(changed_docs)}
         embedding = embedding_neighbours(vault, view, focus)
         report.embedding_leg = bool(embedding)
         scored = score_candidates(view, focus, embedding, expansions) if focus is None or focus else []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -96,3 +98,18 @@ def test_approximate_lists_pad_rows_with_fewer_neighbours_than_asked():
     assert lists.indices.shape == (12, 16)
     np.testing.assert_array_equal(np.sort(lists.indices[:, :11], axis=1) >= 0, True)
     assert (lists.indices[:, 11:] == -1).all() and np.isinf(lists.cosines[:, 11:]).all()
+
+
+def test_rows_are_matched_as_a_dictionary_of_row_lists_would():
+    """The join gives the k-th new copy of a text the k-th old copy, as the loop it replaced did."""
+    def reference(old: list[str], new: list[str]) -> list[int]:
+        free: dict[str, list[int]] = {}
+        for row in range(len(old) - 1, -1, -1):
+            free.setdefault(old[row], []).append(row)
+        return [free[text].pop() if free.get(text) else -1 for text in new]
+
+    rng = random.Random(3)
+    for _ in range(300):
+        old = [rng.choice("abcde") for _ in range(rng.randint(0, 12))]
+        new = [rng.choice("abcdef") for _ in range(rng.randint(0, 12))]
+        assert match_rows(old, new).tolist() == reference(old, new)
