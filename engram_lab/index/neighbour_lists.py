@@ -116,14 +116,17 @@ def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.n
     broken = ((indices < 0) & (old.indices[origin[kept]] >= 0)).any(axis=1)
     added = np.flatnonzero(origin < 0)
     redo = np.concatenate([added, kept[broken]])
-    if added.size:  # the new vectors can enter any kept row's list
+    indices = np.where(indices >= 0, indices, -1)  # a removed entry of a broken row: recomputed below
+    if added.size and kept.size:  # a new vector enters only the lists whose last (k-th) entry it beats
         sims = (vectors[kept] @ vectors[added].T).astype(np.float32)
-        indices = np.hstack([indices, np.broadcast_to(added, sims.shape)])
-        cosines = np.hstack([cosines, sims])
+        gains = np.flatnonzero((sims > cosines[:, -1:]).any(axis=1))  # lists are best first; padding is -inf
+        if gains.size:
+            merged = _best_first(np.hstack([indices[gains], np.broadcast_to(added, (gains.size, added.size))]),
+                                 np.hstack([cosines[gains], sims[gains]]), k)
+            indices[gains], cosines[gains] = merged.indices, merged.cosines
     out = NeighbourLists(np.full((n, k), -1, dtype=np.int64), np.full((n, k), -np.inf, dtype=np.float32))
     if kept.size:
-        merged = _best_first(indices, cosines, k)
-        out.indices[kept], out.cosines[kept] = merged.indices, merged.cosines
+        out.indices[kept], out.cosines[kept] = indices, cosines
     for start in range(0, redo.shape[0], BATCH):
         rows = redo[start : start + BATCH]
         fresh = _full_rows(vectors, rows, k)
