@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import numpy as np
+import polars as pl
 import scipy.sparse as sp
 
 from engram_lab.graph.vocabulary import normalise_label
@@ -134,19 +135,15 @@ def deletion_keys(form: str, min_length: int = 5) -> set[str]:
 
 def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: float = TRIGRAM_MIN_COSINE) -> dict[Pair, float]:
     """Pairs whose names share rare character trigrams (set cosine >= ``min_cosine``): catches typos."""
-    vocabulary: dict[str, int] = {}
-    rows: list[int] = []
-    cols: list[int] = []
-    for i, name in enumerate(view.names):
-        if nm.is_local_reference(name):
-            continue
-        for gram in nm.char_ngrams(name):
-            rows.append(i)
-            cols.append(vocabulary.setdefault(gram, len(vocabulary)))
+    grams = [[] if nm.is_local_reference(name) else list(nm.char_ngrams(name)) for name in view.names]
+    exploded = (pl.DataFrame({"gram": grams}, schema={"gram": pl.List(pl.String)}).with_row_index("row")
+                .explode("gram").drop_nulls("gram"))  # one row per (entity, gram): columns, not a loop over 1 million
     n = view.size
-    if not rows or n < 2:
+    if not exploded.height or n < 2:
         return {}
-    matrix = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n, len(vocabulary)))
+    rows = exploded["row"].cast(pl.Int64).to_numpy()
+    cols = exploded["gram"].rank("dense").cast(pl.Int64).to_numpy() - 1
+    matrix = sp.csr_matrix((np.ones(rows.size, dtype=np.float32), (rows, cols)), shape=(n, int(cols.max()) + 1))
     matrix.sum_duplicates()
     matrix.data[:] = 1.0
     df = np.asarray(matrix.sum(axis=0)).ravel()

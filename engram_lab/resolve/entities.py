@@ -45,7 +45,8 @@ class EntityView:
 
 
 def entity_view(entities: pl.DataFrame, relations: pl.DataFrame) -> EntityView:
-    """Aggregate per-document entity rows (the ``entities`` and ``relations`` tables) into one view."""
+    """Aggregate per-document entity rows (the ``entities`` and ``relations`` tables) into one view; the frame also
+    holds each entity's relation neighbours as sorted IRIs (``neighbour_iris``, what its digest reads)."""
     frame = (
         entities.group_by("entity_iri")
         .agg(pl.col("name").first(), pl.col("kind").first(),
@@ -55,12 +56,13 @@ def entity_view(entities: pl.DataFrame, relations: pl.DataFrame) -> EntityView:
         .sort("entity_iri")
         .select("entity_iri", "name", "kind", "labels", "doc_ids")
     )
-    index = {iri: i for i, iri in enumerate(frame["entity_iri"].to_list())}
-    neighbours: list[set[int]] = [set() for _ in range(frame.height)]
-    linked = relations.filter(pl.col("object_iri").is_not_null()).select("subject_iri", "object_iri").unique()
-    for s, o in zip(linked["subject_iri"].to_list(), linked["object_iri"].to_list()):
-        a, b = index.get(s), index.get(o)
-        if a is not None and b is not None and a != b:
-            neighbours[a].add(b)
-            neighbours[b].add(a)
-    return EntityView(frame, [frozenset(n) for n in neighbours])
+    rows = frame.select("entity_iri").with_row_index("row")
+    linked = relations.filter(pl.col("object_iri").is_not_null()).select(a="subject_iri", b="object_iri")
+    both = (pl.concat([linked, linked.select(a="b", b="a")]).filter(pl.col("a") != pl.col("b")).unique()
+            .join(rows.rename({"entity_iri": "a", "row": "row_a"}), on="a")
+            .join(rows.rename({"entity_iri": "b", "row": "row_b"}), on="b"))
+    grouped = both.group_by("row_a").agg(pl.col("row_b").sort().alias("neighbour_rows"), pl.col("b").sort().alias("neighbour_iris"))
+    joined = rows.join(grouped, left_on="row", right_on="row_a", how="left").sort("row")
+    frame = frame.with_columns(joined["neighbour_iris"].fill_null([]).alias("neighbour_iris"))
+    neighbours = [frozenset(n) if n else frozenset() for n in joined["neighbour_rows"].to_list()]
+    return EntityView(frame, neighbours)

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
+import polars as pl
+
 from engram_lab.extract.kinds import compatible
 from engram_lab.graph.vocabulary import normalise_label
 from engram_lab.resolve import names as nm
@@ -71,11 +73,9 @@ class Expansions:
         self.acronym: dict[str, set[str]] = {}
         self.initials: dict[str, set[str]] = {}
         self.surname: dict[str, set[str]] = {}
-        self._person = {nm.loose(n): k for n, k in zip(view.names, view.kinds)}
-        docs_by_form: dict[str, set[str]] = {}
-        for name, docs in zip(view.names, view.doc_sets):
-            form = nm.loose(name)
-            docs_by_form.setdefault(form, set()).update(docs)
+        forms = [nm.loose(name) for name in view.names]
+        self._person = dict(zip(forms, view.kinds))
+        for name, form in zip(view.names, forms):
             words = form.split()
             if (acronym := nm.acronym_of(name)) is not None:
                 self.acronym.setdefault(acronym, set()).add(form)
@@ -84,7 +84,9 @@ class Expansions:
             if len(words) >= 2:
                 self.surname.setdefault(words[-1], set()).add(form)
         # How many notes write each spelling, whatever kind the extractor gave it (one name, several IRIs).
-        self.notes_writing: dict[str, int] = {form: len(docs) for form, docs in docs_by_form.items()}
+        counted = (view.frame.select(pl.Series("form", forms, dtype=pl.String), "doc_ids").explode("doc_ids")
+                   .group_by("form").agg(pl.col("doc_ids").drop_nulls().n_unique().alias("notes")))
+        self.notes_writing: dict[str, int] = dict(zip(counted["form"].to_list(), counted["notes"].to_list()))
 
     def count_inputs(self, table: dict[str, set[str]], key: str) -> tuple[tuple[str, str], ...]:
         """What ``count`` reads for ``key``: its long forms and their kinds (a digest of these moves whenever the count can)."""

@@ -1,0 +1,65 @@
+"""What an incremental analysis re-scores: entity digests move with every input of a pair's evidence and with
+nothing else, and the view's relation neighbours equal a pairwise reference."""
+
+from __future__ import annotations
+
+import random
+
+from engram_lab.graph.vocabulary import entity_iri
+from engram_lab.resolve.evidence import Expansions
+from engram_lab.resolve.focus import entity_digests
+from tests.resolve.helpers import view_of
+
+BASE = [("d1", "Marta Hall", "Person"), ("d2", "Mill Reach", "Place"), ("d1", "Acme Corp", "Organization"),
+        ("d3", "Hall", "Person"), ("d4", "Northern Estuary Research Institute", "Organization"), ("d5", "NERI", "Organization")]
+RELATIONS = [("d1", "Marta Hall", "Person", "Acme Corp", "Organization")]
+
+
+def digests(entities=BASE, relations=RELATIONS, aliases=None):  # type: ignore[no-untyped-def]
+    view = view_of(entities, relations, aliases)
+    return entity_digests(view, Expansions(view))
+
+
+def moved(after: dict[str, str]) -> set[str]:
+    before = digests()
+    return {iri for iri in before.keys() | after.keys() if before.get(iri) != after.get(iri)}
+
+
+def iri(name: str, kind: str) -> str:
+    return entity_iri(name, kind)
+
+
+def test_digests_are_stable_and_each_input_moves_only_what_reads_it():
+    assert digests() == digests()
+    marta, acme, hall = iri("Marta Hall", "Person"), iri("Acme Corp", "Organization"), iri("Hall", "Person")
+    neri, institute = iri("NERI", "Organization"), iri("Northern Estuary Research Institute", "Organization")
+    # a second note: its doc set, and the spelling's note count
+    assert moved(digests([*BASE, ("d9", "Acme Corp", "Organization")])) == {acme}
+    # an alias
+    assert moved(digests(aliases={"Mill Reach": ["the Reach"]})) == {iri("Mill Reach", "Place")}
+    # a relation: both ends' neighbours
+    assert moved(digests(relations=[])) == {marta, acme}
+    # a new long name ending in "Hall": the surname "Hall" now has two expansions to count
+    assert moved(digests([*BASE, ("d6", "Jon Hall", "Person")])) == {hall, iri("Jon Hall", "Person")}
+    # a second expansion of the acronym
+    assert moved(digests([*BASE, ("d7", "North East Rail Inspectorate", "Organization")])) == {neri, iri("North East Rail Inspectorate", "Organization")}
+    # the same spelling under another kind: how many notes write it, counted over every kind
+    assert moved(digests([*BASE, ("d8", "Mill Reach", "Organization")])) == {iri("Mill Reach", "Place"), iri("Mill Reach", "Organization")}
+    assert institute not in moved(digests([*BASE, ("d7", "North East Rail Inspectorate", "Organization")]))
+
+
+def test_view_neighbours_equal_a_pairwise_reference():
+    rng = random.Random(5)
+    names = [(f"Name{i} Person", "Person") for i in range(12)]
+    for _ in range(30):
+        entities = [(f"d{rng.randrange(4)}", *rng.choice(names)) for _ in range(10)]
+        relations = [(f"d{rng.randrange(4)}", *rng.choice(names), *rng.choice(names)) for _ in range(8)]
+        view = view_of(entities, relations)
+        want = [set() for _ in range(view.size)]
+        for _, s, sk, o, ok in relations:
+            a, b = view.index.get(iri(s, sk)), view.index.get(iri(o, ok))
+            if a is not None and b is not None and a != b:
+                want[a].add(b)
+                want[b].add(a)
+        assert [set(n) for n in view.neighbours] == want
+        assert view.frame["neighbour_iris"].to_list() == [sorted(view.iris[j] for j in n) for n in want]
