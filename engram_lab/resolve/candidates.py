@@ -97,11 +97,17 @@ def label_keys(label: str, is_name: bool) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1 << 18)
+def entity_keys(labels: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(block, key) pairs of an entity whose name is ``labels[0]`` and aliases the rest; none for a local reference."""
+    if not labels or nm.is_local_reference(labels[0]):
+        return ()
+    return tuple(pair for label in labels for pair in label_keys(label, label == labels[0]))
+
+
 def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, set[str]]:
     """Pairs sharing a name form, an acronym, initials or a surname, with the keys that paired them."""
-    keyed = [() if nm.is_local_reference(view.names[i]) else
-             tuple(pair for label in labels for pair in label_keys(label, label == labels[0]))
-             for i, labels in enumerate(view.labels)]
+    keyed = [entity_keys(tuple(labels)) for labels in view.labels]
     # With a focus, only the blocks its entities are in can pair anything: collect those, whole, and no others.
     wanted = None if focus is None else {(_FAMILY[block], key) for i in focus for block, key in keyed[i]}
     blocks: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))

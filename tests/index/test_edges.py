@@ -65,3 +65,15 @@ def test_edges_equal_the_row_by_row_reference():
     for _ in range(200):
         inputs = _inputs(rng)
         assert_frame_equal(_edges(*inputs), reference(*inputs))
+
+
+def test_a_vault_without_facts_still_has_its_mention_edges():
+    """A vault whose notes hold no relation yet (only pending notes, say) passes an empty facts frame, whose columns
+    polars may type as strings."""
+    rng = random.Random(1)
+    documents, _, raw, links, entity_index, position, names = _inputs(rng)
+    for dtype in (pl.String, pl.Int64):
+        facts = pl.DataFrame({"s": [], "o": [], "predicate_iri": []}, schema={"s": dtype, "o": dtype, "predicate_iri": pl.String})
+        edges = _edges(documents, facts, raw, links, entity_index, position, names)
+        assert_frame_equal(edges, reference(documents, facts, raw, links, entity_index, position, names), check_dtypes=False)
+        assert edges.filter(pl.col("type") == "mention").height > 0
