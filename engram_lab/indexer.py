@@ -51,8 +51,6 @@ LEARNED_DIR = "learned/"
 CHUNK_DOCS = 2000
 GRAPH_BATCH = 50  # documents' graphs written in one store transaction (always before their ledger commit)
 CHUNK_SECONDS = 30.0
-# Compact the store once its write-ahead log passes this size (about 200 ordinary notes; one note with 100,000 links
-# once wrote 1.4 GB of it): by bytes, not by notes, because one note can write as much as thousands.
 
 
 @dataclass

@@ -116,7 +116,6 @@ def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.n
     broken = ((indices < 0) & (old.indices[origin[kept]] >= 0)).any(axis=1)
     added = np.flatnonzero(origin < 0)
     redo = np.concatenate([added, kept[broken]])
-    indices = np.where(indices >= 0, indices, -1)  # a removed entry of a broken row: recomputed below
     if added.size and kept.size:  # a new vector enters only the lists whose last (k-th) entry it beats
         sims = (vectors[kept] @ vectors[added].T).astype(np.float32)
         gains = np.flatnonzero((sims > cosines[:, -1:]).any(axis=1))  # lists are best first; padding is -inf

@@ -73,7 +73,7 @@ class Expansions:
         self.acronym: dict[str, set[str]] = {}
         self.initials: dict[str, set[str]] = {}
         self.surname: dict[str, set[str]] = {}
-        forms = [nm.loose(name) for name in view.names]
+        self.forms = forms = [nm.loose(name) for name in view.names]  # each entity's loose name, by index
         self._person = dict(zip(forms, view.kinds))
         for name, form in zip(view.names, forms):
             words = form.split()

@@ -47,8 +47,7 @@ def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
 
     short_forms: list[str] = []
     writing: list[int] = []
-    for name in view.names:
-        form = nm.loose(name)
+    for name, form in zip(view.names, expansions.forms):
         words = form.split()
         # Only the short side of a pair reads a count, and it is in every such pair: its digest carries it.
         short_forms.append(" ".join((count_inputs("acronym", nm.as_acronym(name)),
