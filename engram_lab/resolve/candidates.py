@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from itertools import chain
 from functools import lru_cache
 
 import numpy as np
@@ -141,14 +142,14 @@ def deletion_keys(form: str, min_length: int = 5) -> set[str]:
 
 def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: float = TRIGRAM_MIN_COSINE) -> dict[Pair, float]:
     """Pairs whose names share rare character trigrams (set cosine >= ``min_cosine``): catches typos."""
-    grams = [[] if nm.is_local_reference(name) else list(nm.char_ngrams(name)) for name in view.names]
-    exploded = (pl.DataFrame({"gram": grams}, schema={"gram": pl.List(pl.String)}).with_row_index("row")
-                .explode("gram").drop_nulls("gram"))  # one row per (entity, gram): columns, not a loop over 1 million
+    grams = [frozenset() if nm.is_local_reference(name) else nm.char_ngrams(name) for name in view.names]
     n = view.size
-    if not exploded.height or n < 2:
+    # One row per (entity, gram), built flat: a polars list column from 88,000 Python lists took 1.5 s.
+    flat = pl.Series("gram", list(chain.from_iterable(grams)), dtype=pl.String)
+    if not flat.len() or n < 2:
         return {}
-    rows = exploded["row"].cast(pl.Int64).to_numpy()
-    cols = exploded["gram"].rank("dense").cast(pl.Int64).to_numpy() - 1
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.fromiter(map(len, grams), dtype=np.int64, count=n))
+    cols = flat.rank("dense").cast(pl.Int64).to_numpy() - 1
     matrix = sp.csr_matrix((np.ones(rows.size, dtype=np.float32), (rows, cols)), shape=(n, int(cols.max()) + 1))
     matrix.sum_duplicates()
     matrix.data[:] = 1.0
