@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from engram_lab.collector import fewer_collections
 from engram_lab.errors import EngramError
 from engram_lab.extract.openie import ImportedExtractor, match_passages, model_from_filename, read_openie
 from engram_lab.graph.store import STORE_DIR, query_read_only
@@ -64,6 +65,7 @@ class Engine:
         self._searcher: Searcher | None = None
         self.analysis: AnalysisReport | None = None
 
+    @fewer_collections()
     def index(self, *, full: bool = False, progress: bool | None = None, on_stage: StageListener | None = None,
               warm: bool = False) -> IndexReport:
         """Index the notes, run the analysis pass (resolution, supersession) over what changed, and build every index
@@ -111,6 +113,7 @@ class Engine:
             conn.close()
         return result
 
+    @fewer_collections()
     def analyse(self) -> AnalysisReport:
         """The whole analysis pass over every entity (``engram resolve --rescan``)."""
         report = run_analysis(self.vault, None)

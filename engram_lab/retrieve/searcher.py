@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from engram_lab.collector import fewer_collections
 from engram_lab.errors import EngramError
 from engram_lab.index.derived import ledger_counters, read_generation, refresh_keyword_index
 from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder, lazy_embedder
@@ -200,6 +201,7 @@ class Searcher:
         return self._walks[single]
 
     # -- searching -----------------------------------------------------------
+    @fewer_collections()
     def search(self, query: str, k: int = 10, mode: str = "full", settings: RetrievalSettings | None = None) -> SearchOutcome:
         if not query.strip():
             raise EngramError("the query is empty")
