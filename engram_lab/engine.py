@@ -97,8 +97,11 @@ class Engine:
         """Focused on the changed notes when the last analysis saw the state before this run, else over everything."""
         conn = open_ledger(self.vault)
         try:
-            generation, analysed = DocumentTable(conn).generation(), read_counter(conn, ANALYSED_GENERATION)
-            ids = {row.doc_id for row in DocumentTable(conn).all() if row.path in {*report.added, *report.updated, *(n for _, n in report.renamed)}}
+            documents = DocumentTable(conn)
+            generation, analysed = documents.generation(), read_counter(conn, ANALYSED_GENERATION)
+            # The changed notes' ids by path: reading all 10,000 rows took 0.1 s of every edit.
+            ids = {row.doc_id for path in {*report.added, *report.updated, *(n for _, n in report.renamed)}
+                   if (row := documents.by_path(path)) is not None}
         finally:
             conn.close()
         if analysed == generation and not full:

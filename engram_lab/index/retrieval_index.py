@@ -165,12 +165,19 @@ class RetrievalData:
     def entity_neighbours(self) -> dict[int, set[int]]:
         """Entity adjacency over relation and hierarchy edges (entity indices), for bridge search."""
         part = self.edges.filter(pl.col("type").is_in(["relation", "hierarchy"]))
-        out: dict[int, set[int]] = {}
-        for a, b in zip(part["src"].to_list(), part["dst"].to_list()):
-            a, b = a - self.n_passages, b - self.n_passages
-            out.setdefault(a, set()).add(b)
-            out.setdefault(b, set()).add(a)
-        return out
+        return undirected_sets(part["src"].to_numpy() - self.n_passages, part["dst"].to_numpy() - self.n_passages)
+
+
+def undirected_sets(a: np.ndarray, b: np.ndarray) -> dict[int, set[int]]:
+    """Node -> its neighbours over the edges a[i] - b[i] in both directions, each set filled in edge order (the bridge
+    search walks sets in their iteration order, so this equals adding both ends edge by edge, order included). By a
+    group-by: the loop took 0.25 s of the first search after an edit on the 10,000-note benchmark."""
+    if not len(a):
+        return {}
+    ends = np.empty(2 * len(a), dtype=np.int64), np.empty(2 * len(a), dtype=np.int64)
+    ends[0][0::2], ends[0][1::2], ends[1][0::2], ends[1][1::2] = a, b, b, a
+    grouped = pl.DataFrame({"node": ends[0], "other": ends[1]}).group_by("node", maintain_order=True).agg("other")
+    return {node: set(others) for node, others in zip(grouped["node"].to_list(), grouped["other"].to_list())}
 
 
 def is_language_model(extractor: str | None) -> bool:

@@ -189,5 +189,11 @@ def candidate_pairs(view: EntityView, focus: Iterable[int] | None = None,
         if not (nm.is_local_reference(view.names[a]) or nm.is_local_reference(view.names[b])):
             _add(out, a, b, "embedding", wanted)  # type: ignore[arg-type]
     # Names that differ in a number are never merged ("Phase 1" / "Phase 2"): drop them before scoring.
-    digits = [tuple(_DIGITS.findall(nm.loose(name))) for name in view.names]
-    return {pair: sources for pair, sources in out.items() if digits[pair[0]] == digits[pair[1]]}
+    names = view.names
+    return {pair: sources for pair, sources in out.items() if _numbers(names[pair[0]]) == _numbers(names[pair[1]])}
+
+
+@lru_cache(maxsize=1 << 18)
+def _numbers(name: str) -> tuple[str, ...]:
+    """The numbers in a name, in order (only the paired entities' names are read: a focused pass pairs a few hundred)."""
+    return tuple(_DIGITS.findall(nm.loose(name)))

@@ -76,13 +76,13 @@ class Expansions:
         self.forms = forms = [nm.loose(name) for name in view.names]  # each entity's loose name, by index
         self._person = dict(zip(forms, view.kinds))
         for name, form in zip(view.names, forms):
-            words = form.split()
-            if (acronym := nm.acronym_of(name)) is not None:
+            acronym, initials, surname = nm.long_form_keys(name)
+            if acronym is not None:
                 self.acronym.setdefault(acronym, set()).add(form)
-            if (key := nm.initials_key(name)) is not None and not nm.is_initialled(name):
-                self.initials.setdefault(key, set()).add(form)
-            if len(words) >= 2:
-                self.surname.setdefault(words[-1], set()).add(form)
+            if initials is not None:
+                self.initials.setdefault(initials, set()).add(form)
+            if surname is not None:
+                self.surname.setdefault(surname, set()).add(form)
         # How many notes write each spelling, whatever kind the extractor gave it (one name, several IRIs).
         counted = (view.frame.select(pl.Series("form", forms, dtype=pl.String), "doc_ids").explode("doc_ids")
                    .group_by("form").agg(pl.col("doc_ids").drop_nulls().n_unique().alias("notes")))

@@ -45,15 +45,18 @@ def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
             inputs[(table, key)] = hashlib.sha256(repr(forms).encode("utf-8")).hexdigest()[:20]
         return inputs[(table, key)]
 
-    short_forms: list[str] = []
-    writing: list[int] = []
-    for name, form in zip(view.names, expansions.forms):
-        words = form.split()
-        # Only the short side of a pair reads a count, and it is in every such pair: its digest carries it.
-        short_forms.append(" ".join((count_inputs("acronym", nm.as_acronym(name)),
-                                     count_inputs("initials", nm.initials_key(name) if nm.is_initialled(name) else None),
-                                     count_inputs("surname", words[0] if len(words) == 1 else None))))
-        writing.append(expansions.notes_writing.get(form, 0))  # the typo rule reads how many notes write the spelling
+    joined: dict[tuple[str | None, str | None, str | None], str] = {}
+
+    def short_form(keys: tuple[str | None, str | None, str | None]) -> str:
+        if keys not in joined:
+            acronym, initials, surname = keys
+            joined[keys] = " ".join((count_inputs("acronym", acronym), count_inputs("initials", initials),
+                                     count_inputs("surname", surname)))
+        return joined[keys]
+
+    # Only the short side of a pair reads a count, and it is in every such pair: its digest carries it.
+    short_forms = [short_form(nm.short_form_keys(name)) for name in view.names]
+    writing = [expansions.notes_writing.get(form, 0) for form in expansions.forms]  # the typo rule reads how many notes write the spelling
     rows = view.frame.select("name", "kind", pl.col("labels").list.sort(), "doc_ids", "neighbour_iris",
                              pl.Series("short_forms", short_forms, dtype=pl.String), pl.Series("writing", writing, dtype=pl.Int64))
     hashes = rows.hash_rows(seed=DIGEST_SEED).to_list()

@@ -129,3 +129,20 @@ def edit_distance(a: str, b: str, limit: int = 3) -> int:
 def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
     padded = f" {loose(text)} "
     return frozenset(padded[i : i + n] for i in range(max(1, len(padded) - n + 1)))
+
+
+@lru_cache(maxsize=1 << 18)
+def long_form_keys(text: str) -> tuple[str | None, str | None, str | None]:
+    """The short forms a long name could be written as: its acronym, its initials key (unless it is initialled
+    itself) and its surname (its last word, for names of two words or more); None where there is none. One cached
+    call per entity: the analysis asks it of every entity on every edit."""
+    words = loose(text).split()
+    return (acronym_of(text), initials_key(text) if not is_initialled(text) else None, words[-1] if len(words) >= 2 else None)
+
+
+@lru_cache(maxsize=1 << 18)
+def short_form_keys(text: str) -> tuple[str | None, str | None, str | None]:
+    """What a name written as a short form stands for a key of: itself as an acronym, its initials key when it is
+    initialled, itself as a lone surname (a one-word name); None where it is not that kind of short form."""
+    words = loose(text).split()
+    return (as_acronym(text), initials_key(text) if is_initialled(text) else None, words[0] if len(words) == 1 else None)

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import polars as pl
 from polars.testing import assert_frame_equal
 
 from engram_lab.graph import vocabulary as v
 from engram_lab.index.note_links import NoteLinkResolver
-from engram_lab.index.retrieval_index import _edges
+from engram_lab.index.retrieval_index import _edges, undirected_sets
 
 NAMES = ["Marta Hall", "Mill Reach", "Acme Corp", "Oslo", "marta hall", "Port Kalo", "Tide Gauge"]
 PREDICATES = [v.IS_A.value, v.LINKS_TO.value, "urn:p:works-for", "urn:p:located-in"]
@@ -77,3 +78,18 @@ def test_a_vault_without_facts_still_has_its_mention_edges():
         edges = _edges(documents, facts, raw, links, entity_index, position, names)
         assert_frame_equal(edges, reference(documents, facts, raw, links, entity_index, position, names), check_dtypes=False)
         assert edges.filter(pl.col("type") == "mention").height > 0
+
+
+def test_entity_adjacency_sets_equal_the_edge_by_edge_loop_in_iteration_order_too():
+    """The bridge search walks each set in its iteration order, so order is part of the contract."""
+    rng = random.Random(7)
+    for size in (0, 1, 5, 200, 3000):
+        a = np.array([rng.randrange(400) for _ in range(size)], dtype=np.int64)
+        b = np.array([rng.choice([x, rng.randrange(400)]) for x in a.tolist()], dtype=np.int64)  # self-loops too
+        expected: dict[int, set[int]] = {}
+        for x, y in zip(a.tolist(), b.tolist()):
+            expected.setdefault(x, set()).add(y)
+            expected.setdefault(y, set()).add(x)
+        got = undirected_sets(a, b)
+        assert got == expected
+        assert list(got) == list(expected) and all(list(got[k]) == list(expected[k]) for k in expected)
