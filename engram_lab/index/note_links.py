@@ -9,6 +9,7 @@ would match every other project's README).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
@@ -22,9 +23,8 @@ class NoteLinkResolver:
         self._by_path = {path: i for i, path in enumerate(paths)}
         self._by_name: dict[str, int] = {}
         for i, (title, path) in enumerate(zip(titles, paths)):
-            for key in (title or "", PurePosixPath(path).stem, str(PurePosixPath(path).with_suffix(""))):
-                if key:
-                    self._by_name.setdefault(v.normalise_label(key), i)
+            for key in _name_keys(title or "", path):
+                self._by_name.setdefault(key, i)
 
     def __call__(self, target: str) -> int | None:
         if target in self._by_path:
@@ -41,3 +41,10 @@ class NoteLinkResolver:
             if found is not None:
                 return found
         return None
+
+
+@lru_cache(maxsize=1 << 17)  # a long-lived process rebuilds the resolver on every edit, over every note
+def _name_keys(title: str, path: str) -> tuple[str, ...]:
+    """The normalised names a note answers to, in order of precedence: its title, file stem, path without suffix."""
+    keys = (title, PurePosixPath(path).stem, str(PurePosixPath(path).with_suffix("")))
+    return tuple(v.normalise_label(key) for key in keys if key)

@@ -245,6 +245,7 @@ def _plain(text: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
 
 
+@lru_cache(maxsize=1 << 18)
 def anchor_fact_text(subject: str, predicate: str, obj: str) -> str:
     """A fact as HippoRAG 2 embeds it: the lower-cased triple written as a Python tuple (hipporag2 mode only).
 

@@ -113,3 +113,18 @@ def test_rows_are_matched_as_a_dictionary_of_row_lists_would():
         old = [rng.choice("abcde") for _ in range(rng.randint(0, 12))]
         new = [rng.choice("abcdef") for _ in range(rng.randint(0, 12))]
         assert match_rows(old, new).tolist() == reference(old, new)
+
+
+def test_pairs_above_equal_a_dictionary_of_list_entries():
+    """Each pair once (a < b), sorted, with the cosine of its first entry in row order, padding never a pair."""
+    rng = np.random.default_rng(4)
+    lists = build_neighbour_lists(unit(rng, 300, dim=6), k=8)
+    lists.indices[7, 3:], lists.cosines[7, 3:] = -1, -np.inf  # a short list, as a vault with few rows has
+    want: dict[tuple[int, int], float] = {}
+    for row in range(lists.indices.shape[0]):
+        for other, cosine in zip(lists.indices[row].tolist(), lists.cosines[row].tolist()):
+            if other >= 0 and cosine >= 0.5:
+                want.setdefault((min(row, other), max(row, other)), cosine)
+    a, b, cos = lists.pairs_above(0.5)
+    assert list(zip(a.tolist(), b.tolist())) == sorted(want)
+    assert cos.tolist() == pytest.approx([want[p] for p in sorted(want)], abs=0)
