@@ -7,47 +7,80 @@ neither ever touches an assertion graph.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 
 from pyoxigraph import Literal, NamedNode, Quad
 
 from engram_lab.graph import vocabulary as v
 from engram_lab.resolve.overlay import ResolutionState
 from engram_lab.resolve.supersession import Candidate
+from engram_lab.state.decisions import Decision
 
 
 def _stamp(value: str) -> Literal:
     return Literal(value, datatype=v.XSD_DATETIME)
 
 
-def overlay_quads(state: ResolutionState) -> list[Quad]:
+def relation_quad(subject: str, obj: str, verdict: str, blocked: bool, graph: NamedNode) -> Quad | None:
+    """The edge a judgment puts in the graph (none when it is kept apart, or for a verdict that draws none)."""
+    s, o = NamedNode(subject), NamedNode(obj)
+    if blocked:
+        return None
+    if verdict == "same":
+        return Quad(s, v.OWL_SAME_AS, o, graph)
+    if verdict == "broader":  # subject is the broader one: object skos:broader subject
+        return Quad(o, v.SKOS_BROADER, s, graph)
+    if verdict == "narrower":
+        return Quad(s, v.SKOS_BROADER, o, graph)
+    if verdict == "related":
+        return Quad(s, v.SKOS_RELATED, o, graph)
+    if verdict == "distinct":
+        return Quad(s, v.DISTINCT_FROM, o, graph)
+    return None
+
+
+def judgment_quads(d: Decision, blocked_by: str | None) -> list[Quad]:
+    """One judgment in the overlay graph: its node (verdict, pair, actor, time, id, evidence, why it is kept
+    apart) and the edge it draws."""
     graph = NamedNode(v.OVERLAY_GRAPH)
-    quads: list[Quad] = []
-    for (_a, _b), d in sorted(state.judgments.items()):
-        node = NamedNode(v.judgment_iri(d.decision_id))
-        subject, obj = NamedNode(d.subject), NamedNode(d.object)
-        quads += [
-            Quad(node, v.RDF_TYPE, v.JUDGMENT, graph),
-            Quad(node, v.VERDICT, Literal(d.verdict), graph),
-            Quad(node, v.JUDGED_SUBJECT, subject, graph),
-            Quad(node, v.JUDGED_OBJECT, obj, graph),
-            Quad(node, v.PROV_WAS_ATTRIBUTED_TO, Literal(d.actor), graph),
-            Quad(node, v.PROV_GENERATED_AT, _stamp(d.made_at), graph),
-            Quad(node, v.DECISION_ID, Literal(d.decision_id), graph),
-            Quad(node, v.EVIDENCE, Literal(json.dumps(d.evidence, sort_keys=True)), graph),
-        ]
-        if d.decision_id in state.blocked:
-            quads.append(Quad(node, v.BLOCKED_BY, Literal(state.blocked[d.decision_id]), graph))
-        elif d.verdict == "same":
-            quads.append(Quad(subject, v.OWL_SAME_AS, obj, graph))
-        elif d.verdict == "broader":  # subject is the broader one: object skos:broader subject
-            quads.append(Quad(obj, v.SKOS_BROADER, subject, graph))
-        elif d.verdict == "narrower":
-            quads.append(Quad(subject, v.SKOS_BROADER, obj, graph))
-        elif d.verdict == "related":
-            quads.append(Quad(subject, v.SKOS_RELATED, obj, graph))
-        elif d.verdict == "distinct":
-            quads.append(Quad(subject, v.DISTINCT_FROM, obj, graph))
-    return quads
+    node = NamedNode(v.judgment_iri(d.decision_id))
+    quads = [
+        Quad(node, v.RDF_TYPE, v.JUDGMENT, graph),
+        Quad(node, v.VERDICT, Literal(d.verdict), graph),
+        Quad(node, v.JUDGED_SUBJECT, NamedNode(d.subject), graph),
+        Quad(node, v.JUDGED_OBJECT, NamedNode(d.object), graph),
+        Quad(node, v.PROV_WAS_ATTRIBUTED_TO, Literal(d.actor), graph),
+        Quad(node, v.PROV_GENERATED_AT, _stamp(d.made_at), graph),
+        Quad(node, v.DECISION_ID, Literal(d.decision_id), graph),
+        Quad(node, v.EVIDENCE, Literal(json.dumps(d.evidence, sort_keys=True)), graph),
+    ]
+    if blocked_by is not None:
+        quads.append(Quad(node, v.BLOCKED_BY, Literal(blocked_by), graph))
+    edge = relation_quad(d.subject, d.object, d.verdict, blocked_by is not None, graph)
+    return quads + ([edge] if edge is not None else [])
+
+
+def overlay_quads(state: ResolutionState) -> list[Quad]:
+    """The whole overlay graph: every judgment in force."""
+    return [q for _pair, d in sorted(state.judgments.items()) for q in judgment_quads(d, state.blocked.get(d.decision_id))]
+
+
+def held_judgments(quads_of: Callable[[NamedNode], Iterable[Quad]]) -> dict[str, str | None]:
+    """Decision id -> why it is kept apart (None: it is not), as the overlay graph holds them now.
+    ``quads_of(predicate)``: the graph's quads with that predicate."""
+    blocked = {q.subject.value: q.object.value for q in quads_of(v.BLOCKED_BY)}
+    return {q.object.value: blocked.get(q.subject.value) for q in quads_of(v.DECISION_ID)}
+
+
+def retired_quads(decision_id: str, node_quads: list[Quad]) -> list[Quad]:
+    """Every quad a judgment wrote, its edge included, rebuilt from the node's own quads (the decision may have left
+    the ledger's judgments in force since)."""
+    graph = NamedNode(v.OVERLAY_GRAPH)
+    fields = {q.predicate: q.object.value for q in node_quads}
+    edge = None
+    if v.JUDGED_SUBJECT in fields and v.JUDGED_OBJECT in fields and v.VERDICT in fields:
+        edge = relation_quad(fields[v.JUDGED_SUBJECT], fields[v.JUDGED_OBJECT], fields[v.VERDICT], v.BLOCKED_BY in fields, graph)
+    return node_quads + ([edge] if edge is not None else [])
 
 
 def analysis_quads(doc_id: str, candidates: list[Candidate]) -> list[Quad]:

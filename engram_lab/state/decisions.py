@@ -139,10 +139,12 @@ class DecisionLedger:
         row = self.conn.execute("SELECT * FROM decisions WHERE decision_id = ?", (decision_id,)).fetchone()
         return _decision(row) if row is not None else None
 
-    def all(self, include_retracted: bool = True, with_evidence: bool = True) -> list[Decision]:
+    def all(self, include_retracted: bool = True, with_evidence: bool = True, kind: str | None = None) -> list[Decision]:
         """``with_evidence=False``: evidence left empty, for readers of verdicts alone (the walk's overlay), which
-        need not parse the JSON of every automatic judgment (155,000 of them on the 10,000-note benchmark: 3 s)."""
-        rows = self.conn.execute("SELECT * FROM decisions ORDER BY made_at, rowid")
+        need not parse the JSON of every automatic judgment (155,000 of them on the 10,000-note benchmark: 3 s).
+        ``kind``: only decisions of that kind (supersession verdicts are a handful beside 47,000 resolutions)."""
+        where, args = ("WHERE kind = ? ", (kind,)) if kind is not None else ("", ())
+        rows = self.conn.execute(f"SELECT * FROM decisions {where}ORDER BY made_at, rowid", args)
         decisions = [_decision(r, with_evidence) for r in rows]
         return decisions if include_retracted else [d for d in decisions if d.active]
 

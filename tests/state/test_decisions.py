@@ -202,3 +202,7 @@ def test_decisions_touching_entities_equal_filtering_every_decision(ledger):
         want = [d for d in every if d.kind == "resolution" and (d.subject in focus or d.object in focus)]
         assert ledger.touching("resolution", focus) == want
         assert ledger.touching("resolution", focus, include_retracted=False) == [d for d in want if d.active]
+    for kind in ("resolution", "supersession"):
+        assert ledger.all(kind=kind) == [d for d in ledger.all() if d.kind == kind]
+    assert ledger.all(kind="supersession", include_retracted=False, with_evidence=False) == [
+        d for d in every if d.kind == "supersession" and d.active]
