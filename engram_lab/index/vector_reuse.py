@@ -20,13 +20,20 @@ def match_rows(old_texts: list[str], new_texts: list[str]) -> np.ndarray:
     benchmark, where a dictionary of row lists took about a second."""
     if not new_texts:
         return np.zeros(0, dtype=np.int64)
-    schema = {"text": pl.String}
-    old = pl.DataFrame({"text": old_texts}, schema=schema).with_row_index("old").with_columns(
-        pl.int_range(pl.len()).over("text").alias("copy"))
-    new = pl.DataFrame({"text": new_texts}, schema=schema).with_row_index("new").with_columns(
-        pl.int_range(pl.len()).over("text").alias("copy"))
+    old, new = _numbered(old_texts, "old"), _numbered(new_texts, "new")
     joined = new.join(old, on=["text", "copy"], how="left").sort("new")
     return joined["old"].cast(pl.Int64).fill_null(-1).to_numpy()
+
+
+def _numbered(texts: list[str], row: str) -> pl.DataFrame:
+    """``texts`` with their row and copy number (0 for the first of equal texts, 1 for the next...). The window that
+    numbers copies runs over the repeated texts alone: over all 88,000 entity names it took 0.1 s, and most are unique."""
+    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String}).with_row_index(row)
+    repeated = frame["text"].is_duplicated()
+    if not repeated.any():
+        return frame.with_columns(pl.lit(0, dtype=pl.Int64).alias("copy"))
+    copies = frame.filter(repeated).with_columns(pl.int_range(pl.len()).over("text").alias("copy")).select(row, "copy")
+    return frame.join(copies, on=row, how="left", maintain_order="left").with_columns(pl.col("copy").fill_null(0))
 
 
 def reuse_vectors(texts: list[str], old_texts: list[str], old_vectors: np.ndarray,

@@ -113,6 +113,8 @@ def test_rows_are_matched_as_a_dictionary_of_row_lists_would():
         old = [rng.choice("abcde") for _ in range(rng.randint(0, 12))]
         new = [rng.choice("abcdef") for _ in range(rng.randint(0, 12))]
         assert match_rows(old, new).tolist() == reference(old, new)
+        unique_old, unique_new = rng.sample("abcdefghij", rng.randint(0, 8)), rng.sample("abcdefghijkl", rng.randint(0, 8))
+        assert match_rows(unique_old, unique_new).tolist() == reference(unique_old, unique_new)  # no copy numbering
 
 
 def test_pairs_above_equal_a_dictionary_of_list_entries():
