@@ -79,13 +79,15 @@ def doc_max(section_values: np.ndarray, data: RetrievalData) -> np.ndarray:
 
 
 def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections: np.ndarray, section_cos: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """Fused BM25 and dense passage scores, per document and per section."""
-    per_doc = np.zeros(data.n_passages)
+    """Fused BM25 and dense passage scores, per document and per section; per document, BM25 keeps at least
+    ``bm25_floor`` of the sum (``floored``)."""
+    lexical_doc = np.zeros(data.n_passages)
+    dense_part = np.zeros(data.n_passages)
     per_section = np.zeros(data.sections.height)
     if settings.bm25 > 0 and bm25_sections.any():
         normalised = bm25_sections / bm25_sections.max()
         per_section += settings.bm25 * normalised
-        per_doc += settings.bm25 * doc_max(normalised, data)
+        lexical_doc = settings.bm25 * doc_max(normalised, data)
     if settings.passage_dense > 0 and section_cos is not None and section_cos.size:
         if settings.passage_candidates > 0:
             chosen = top_candidates(section_cos, data.section_density if settings.csls else None, settings.passage_candidates)
@@ -98,9 +100,20 @@ def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections:
         else:  # every passage, scaled to [0, 1]; CSLS adjusts the scores themselves
             adjusted = 2 * section_cos - data.section_density if settings.csls else section_cos
             dense_doc = min_max(doc_max(adjusted - adjusted.min() + 1e-9, data))
-        per_doc += settings.passage_dense * dense_doc
+        dense_part = settings.passage_dense * dense_doc
         per_section += settings.passage_dense * np.clip(section_cos, 0, None)
-    return per_doc, per_section
+    return floored(lexical_doc, dense_part, settings.bm25_floor), per_section
+
+
+def floored(lexical: np.ndarray, dense: np.ndarray, floor: float) -> np.ndarray:
+    """``lexical + dense``, re-weighed when the lexical part's share of the sum is below ``floor`` so that it is
+    ``floor`` (the sum unchanged): every passage's dense score counts, so without this the notes holding a query's
+    words weigh less and less in a larger vault."""
+    lex_total, dense_total = float(lexical.sum()), float(dense.sum())
+    total = lex_total + dense_total
+    if floor <= 0 or lex_total <= 0 or dense_total <= 0 or lex_total >= floor * total:
+        return lexical + dense
+    return total * (floor * lexical / lex_total + (1 - floor) * dense / dense_total)
 
 
 def fact_scores(data: RetrievalData, settings: RetrievalSettings, q_fact_cos: np.ndarray, q_section_cos: np.ndarray | None) -> np.ndarray:

@@ -41,6 +41,12 @@ class RetrievalSettings:
     bm25: float = 0.3
     passage_dense: float = 1.0
     passage_share: float = 0.9  # share of the reset mass that starts on passages rather than entities
+    # The least share of the passage seed the BM25 leg keeps. The dense leg scores every passage, so its mass grows
+    # with the vault while BM25's stays on the few notes holding the query's words: at 10,000 notes a note holding a
+    # query's rare words, first in every single leg, ranked 6th-10th in `full`. 0.015 ranks it first (6 of 6) and
+    # moves no figure on rust-rfcs or musique-dev heuristic; imported triples R@5 0.752 -> 0.762. 0.05 cost musique-dev
+    # ALL@10 0.70 -> 0.60, 0.005 left the note 3rd-4th (BENCHMARKS.md). Most queries' BM25 share is above it already.
+    bm25_floor: float = 0.015
     top_entities: int = 5
     top_facts: int = 5
     # With an LLM fact filter configured (``[retrieval]`` in engram.toml), it sees this many candidate facts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram_lab.retrieve.scoring import length_normalised, top_positive
+from engram_lab.retrieve.scoring import floored, length_normalised, top_positive
 
 
 def reference(values: np.ndarray, k: int) -> list[int]:
@@ -58,3 +58,24 @@ def test_length_normalisation_keeps_the_order_of_equal_length_notes(seed):
     walked = _walk(a, reset)[:6]
     normalised = length_normalised(walked, reset[:6] / reset.sum(), 0.5, np.ones(6), 1.0)
     assert np.allclose(normalised, walked)
+
+
+def test_the_lexical_leg_keeps_its_floor_share_whatever_the_number_of_passages():
+    """A note holding the query's rare words keeps the same share of the passage seed in 1,000 or 100,000 notes."""
+    for n in (1_000, 100_000):
+        lexical = np.zeros(n)
+        lexical[3] = 0.3  # BM25 finds one note
+        dense = np.linspace(0.0, 1.0, n)  # the dense leg scores every passage
+        out = floored(lexical, dense, 0.015)
+        assert out.sum() == pytest.approx(lexical.sum() + dense.sum())
+        assert out[3] / out.sum() == pytest.approx(0.015 + 0.985 * dense[3] / dense.sum())
+        assert np.all(out[np.arange(n) != 3] / dense[np.arange(n) != 3].clip(1e-12) <= 1.0 + 1e-12)  # the rest only scaled down
+
+
+def test_the_floor_leaves_a_share_already_above_it_and_a_missing_leg_alone():
+    rng = np.random.default_rng(2)
+    lexical, dense = rng.random(50), rng.random(50)
+    np.testing.assert_array_equal(floored(lexical, dense, 0.015), lexical + dense)  # BM25 holds ~half already
+    np.testing.assert_array_equal(floored(np.zeros(50), dense, 0.015), dense)  # keyword found nothing
+    np.testing.assert_array_equal(floored(lexical, np.zeros(50), 0.015), lexical)  # no model: dense is absent
+    np.testing.assert_array_equal(floored(lexical * 1e-6, dense, 0.0), lexical * 1e-6 + dense)  # switched off
