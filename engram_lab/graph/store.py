@@ -103,10 +103,7 @@ class GraphStore:
             self.drop_graph(graph)
             return
         held = set(self._store.quads_for_pattern(None, None, None, node))
-        parts = [f"{verb} DATA {{ GRAPH <{graph}> {{\n{_triples(part)} .\n}} }}"
-                 for verb, part in (("DELETE", held - wanted), ("INSERT", wanted - held)) if part]
-        if parts:
-            self._store.update(" ;\n".join(parts))
+        self.change_graph(graph, held - wanted, wanted - held)
 
     def change_graph(self, graph: str, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
         """Remove then add quads of ``graph``, in one transaction (a quad in both ends up held)."""

@@ -23,9 +23,9 @@ def _stamp(value: str) -> Literal:
 
 def relation_quad(subject: str, obj: str, verdict: str, blocked: bool, graph: NamedNode) -> Quad | None:
     """The edge a judgment puts in the graph (none when it is kept apart, or for a verdict that draws none)."""
-    s, o = NamedNode(subject), NamedNode(obj)
     if blocked:
         return None
+    s, o = NamedNode(subject), NamedNode(obj)
     if verdict == "same":
         return Quad(s, v.OWL_SAME_AS, o, graph)
     if verdict == "broader":  # subject is the broader one: object skos:broader subject

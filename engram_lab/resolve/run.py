@@ -311,8 +311,9 @@ def _write_overlay(vault: Path, store: GraphStore, state: ResolutionState, exist
         store.replace_graph(v.OVERLAY_GRAPH, overlay_quads(_with_evidence(vault, state)))  # written whole, or dropped
         return
     held = held_judgments(lambda predicate: store.quads_with(v.OVERLAY_GRAPH, predicate=predicate))
-    retired = sorted(i for i, why in held.items() if i not in wanted or wanted[i] != why)
-    entering = {key: d for key, d in state.judgments.items() if d.decision_id not in held or held[d.decision_id] != wanted[d.decision_id]}
+    settled = {i for i, why in held.items() if i in wanted and wanted[i] == why}  # held already as it should be
+    retired = sorted(set(held) - settled)
+    entering = {key: d for key, d in state.judgments.items() if d.decision_id not in settled}
     remove = [q for i in retired for q in retired_quads(i, store.quads_with(v.OVERLAY_GRAPH, subject=NamedNode(v.judgment_iri(i))))]
     add = [q for _key, d in sorted(_with_evidence(vault, ResolutionState(entering)).judgments.items())
            for q in judgment_quads(d, wanted[d.decision_id])]
