@@ -113,7 +113,7 @@ class TableStore:
                 kept = old.filter(~pl.col("doc_id").is_in(list(docs)))
                 new_rows = [row for rows in docs.values() if rows is not None for row in rows.rows[table]]
                 fresh = pl.DataFrame(new_rows, schema=SCHEMAS[table], orient="row") if new_rows else _empty(table)
-                _write_atomic(pl.concat([kept, fresh], how="vertical"), path)
+                write_parquet_atomic(pl.concat([kept, fresh], how="vertical"), path)
 
     def document_paths(self) -> tuple[dict[str, str], list[int]]:
         """Doc id -> path as the documents table records them, and the buckets whose file cannot be read."""
@@ -184,7 +184,7 @@ def _conform(frame: pl.DataFrame, table: str) -> pl.DataFrame:
     return frame.select([pl.col(c) if c in frame.columns else pl.lit(None, dtype=t).alias(c) for c, t in schema.items()])
 
 
-def _write_atomic(frame: pl.DataFrame, path: Path) -> None:
+def write_parquet_atomic(frame: pl.DataFrame, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     frame.write_parquet(tmp)

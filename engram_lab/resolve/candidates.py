@@ -14,16 +14,15 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from itertools import chain
 from functools import lru_cache
 
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
-from engram_lab.graph.vocabulary import normalise_label
 from engram_lab.resolve import names as nm
 from engram_lab.resolve.entities import EntityView
+from engram_lab.resolve.name_keys import GRAM
 
 MAX_BLOCK = 50
 _DIGITS = re.compile(r"\d+")
@@ -72,50 +71,21 @@ def _across_blocks(out: dict[Pair, set[str]], left: dict[str, list[int]], right:
 
 _FAMILY = {"exact": "exact", "loose": "loose", "acronym_long": "acronym", "acronym_short": "acronym", "initials": "initials",
            "surname_long": "surname", "single": "surname", "one_edit": "one_edit"}  # blocks paired with each other
-
-
-@lru_cache(maxsize=1 << 18)  # a long-lived process (kernel, server) keys only the labels an edit brought
-def label_keys(label: str, is_name: bool) -> tuple[tuple[str, str], ...]:
-    """(block, key) pairs that ``label`` files an entity under; deletion keys only for the name itself (aliases
-    are matched exactly)."""
-    out = [("exact", normalise_label(label))]
-    form = nm.loose(label)
-    if form:
-        out.append(("loose", form))
-    if (long := nm.acronym_of(label)) is not None:
-        out.append(("acronym_long", long))
-    if (short := nm.as_acronym(label)) is not None:
-        out.append(("acronym_short", short))
-    if (key := nm.initials_key(label)) is not None:
-        out.append(("initials", key))
-    words = form.split()
-    if len(words) >= 2:
-        out.append(("surname_long", words[-1]))
-    elif len(words) == 1 and len(words[0]) >= 3:
-        out.append(("single", words[0]))
-    if is_name:
-        out.extend(("one_edit", key) for key in sorted(deletion_keys(form)))
-    return tuple(out)
-
-
-@lru_cache(maxsize=1 << 18)
-def entity_keys(labels: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """(block, key) pairs of an entity whose name is ``labels[0]`` and aliases the rest; none for a local reference."""
-    if not labels or nm.is_local_reference(labels[0]):
-        return ()
-    return tuple(pair for label in labels for pair in label_keys(label, label == labels[0]))
+_ACROSS = ["acronym_short", "acronym_long", "single", "surname_long"]  # blocks paired across, not within
 
 
 def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, set[str]]:
     """Pairs sharing a name form, an acronym, initials or a surname, with the keys that paired them."""
-    keyed = [entity_keys(tuple(labels)) for labels in view.labels]
-    # With a focus, only the blocks its entities are in can pair anything: collect those, whole, and no others.
-    wanted = None if focus is None else {(_FAMILY[block], key) for i in focus for block, key in keyed[i]}
-    blocks: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for i, pairs in enumerate(keyed):
-        for block, key in pairs:
-            if wanted is None or (_FAMILY[block], key) in wanted:
-                blocks[block][key].append(i)
+    rows = view.name_keys.keys.filter(pl.col("kind") != GRAM).with_columns(family=pl.col("kind").replace(_FAMILY))
+    if focus is not None:  # only the blocks the focus is in can pair anything: those, whole, and no others
+        wanted = rows.filter(pl.col("row").is_in(sorted(focus))).select("family", "key").unique()
+        rows = rows.join(wanted, on=["family", "key"], how="semi")
+    # A block of one pairs nothing within itself; either side of a pair across blocks may stand alone.
+    grouped = (rows.group_by("kind", "key").agg(pl.col("row").sort())
+               .filter((pl.col("row").list.len() > 1) | pl.col("kind").is_in(_ACROSS)))
+    blocks: dict[str, dict[str, list[int]]] = defaultdict(dict)
+    for block, key, members in zip(grouped["kind"].to_list(), grouped["key"].to_list(), grouped["row"].to_list()):
+        blocks[block][key] = members
     out: dict[Pair, set[str]] = defaultdict(set)
     _within_blocks(out, blocks["exact"], "same-form", focus, None)
     _within_blocks(out, blocks["loose"], "loose-form", focus, MAX_BLOCK)
@@ -126,30 +96,14 @@ def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, se
     return out
 
 
-def deletion_keys(form: str, min_length: int = 5) -> set[str]:
-    """The name with one letter deleted from one long word: two names one substitution, insertion or swap
-    apart share a key (the symmetric-deletion trick), so typos are found without comparing all pairs."""
-    words = form.split()
-    keys = set()
-    for w, word in enumerate(words):
-        if len(word) < min_length:
-            continue
-        for c in range(len(word)):
-            keys.add(" ".join([*words[:w], word[:c] + word[c + 1 :], *words[w + 1 :]]) + f"#{w}")
-        keys.add(" ".join(words) + f"#{w}")  # the unedited word: pairs with a one-letter insertion
-    return keys
-
-
 def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: float = TRIGRAM_MIN_COSINE) -> dict[Pair, float]:
     """Pairs whose names share rare character trigrams (set cosine >= ``min_cosine``): catches typos."""
-    grams = [frozenset() if nm.is_local_reference(name) else nm.char_ngrams(name) for name in view.names]
+    grams = view.name_keys.keys.filter(pl.col("kind") == GRAM)  # none for a local reference
     n = view.size
-    # One row per (entity, gram), built flat: a polars list column from 88,000 Python lists took 1.5 s.
-    flat = pl.Series("gram", list(chain.from_iterable(grams)), dtype=pl.String)
-    if not flat.len() or n < 2:
+    if not grams.height or n < 2:
         return {}
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.fromiter(map(len, grams), dtype=np.int64, count=n))
-    cols = flat.rank("dense").cast(pl.Int64).to_numpy() - 1
+    rows = grams["row"].cast(pl.Int64).to_numpy()
+    cols = grams["key"].rank("dense").cast(pl.Int64).to_numpy() - 1
     matrix = sp.csr_matrix((np.ones(rows.size, dtype=np.float32), (rows, cols)), shape=(n, int(cols.max()) + 1))
     matrix.sum_duplicates()
     matrix.data[:] = 1.0

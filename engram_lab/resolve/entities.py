@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 import polars as pl
+
+from engram_lab.resolve.name_keys import NameKeys, name_keys
 
 
 @dataclass
@@ -14,6 +17,7 @@ class EntityView:
 
     frame: pl.DataFrame
     neighbours: list[frozenset[int]]  # relation neighbours by entity index
+    memo: Path | None = None  # where the keys derived from labels are remembered between passes (None: not kept)
 
     @property
     def size(self) -> int:
@@ -40,11 +44,16 @@ class EntityView:
         return [list(labels or []) for labels in self.frame["labels"].to_list()]
 
     @cached_property
+    def name_keys(self) -> NameKeys:
+        """Blocking keys, trigrams and name forms of every entity (``name_keys.py``)."""
+        return name_keys(self.frame, self.memo)
+
+    @cached_property
     def doc_sets(self) -> list[frozenset[str]]:
         return [frozenset(docs or []) for docs in self.frame["doc_ids"].to_list()]
 
 
-def entity_view(entities: pl.DataFrame, relations: pl.DataFrame) -> EntityView:
+def entity_view(entities: pl.DataFrame, relations: pl.DataFrame, memo: Path | None = None) -> EntityView:
     """Aggregate per-document entity rows (the ``entities`` and ``relations`` tables) into one view; the frame also
     holds each entity's relation neighbours as sorted IRIs (``neighbour_iris``, what its digest reads)."""
     frame = (
@@ -65,4 +74,4 @@ def entity_view(entities: pl.DataFrame, relations: pl.DataFrame) -> EntityView:
     joined = rows.join(grouped, left_on="row", right_on="row_a", how="left").sort("row")
     frame = frame.with_columns(joined["neighbour_iris"].fill_null([]).alias("neighbour_iris"))
     neighbours = [frozenset(n) if n else frozenset() for n in joined["neighbour_rows"].to_list()]
-    return EntityView(frame, neighbours)
+    return EntityView(frame, neighbours, memo)

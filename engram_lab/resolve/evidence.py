@@ -73,16 +73,12 @@ class Expansions:
         self.acronym: dict[str, set[str]] = {}
         self.initials: dict[str, set[str]] = {}
         self.surname: dict[str, set[str]] = {}
-        self.forms = forms = [nm.loose(name) for name in view.names]  # each entity's loose name, by index
+        keys = view.name_keys.forms  # derived once per set of labels (``name_keys.py``)
+        self.forms = forms = keys["form"].to_list()  # each entity's loose name, by index
         self._person = dict(zip(forms, view.kinds))
-        for name, form in zip(view.names, forms):
-            acronym, initials, surname = nm.long_form_keys(name)
-            if acronym is not None:
-                self.acronym.setdefault(acronym, set()).add(form)
-            if initials is not None:
-                self.initials.setdefault(initials, set()).add(form)
-            if surname is not None:
-                self.surname.setdefault(surname, set()).add(form)
+        for table, column in ((self.acronym, "long_acronym"), (self.initials, "long_initials"), (self.surname, "long_surname")):
+            grouped = keys.select(pl.col(column).alias("key"), "form").drop_nulls("key").group_by("key").agg(pl.col("form").unique())
+            table.update((key, set(found)) for key, found in zip(grouped["key"].to_list(), grouped["form"].to_list()))
         # How many notes write each spelling, whatever kind the extractor gave it (one name, several IRIs).
         counted = (view.frame.select(pl.Series("form", forms, dtype=pl.String), "doc_ids").explode("doc_ids")
                    .group_by("form").agg(pl.col("doc_ids").drop_nulls().n_unique().alias("notes")))

@@ -19,7 +19,6 @@ import sqlite3
 
 import polars as pl
 
-from engram_lab.resolve import names as nm
 from engram_lab.resolve.entities import EntityView
 from engram_lab.resolve.evidence import Expansions
 
@@ -55,7 +54,8 @@ def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
         return joined[keys]
 
     # Only the short side of a pair reads a count, and it is in every such pair: its digest carries it.
-    short_forms = [short_form(nm.short_form_keys(name)) for name in view.names]
+    keys = view.name_keys.forms
+    short_forms = [short_form(k) for k in zip(*(keys[c].to_list() for c in ("short_acronym", "short_initials", "short_surname")))]
     writing = [expansions.notes_writing.get(form, 0) for form in expansions.forms]  # the typo rule reads how many notes write the spelling
     rows = view.frame.select("name", "kind", pl.col("labels").list.sort(), "doc_ids", "neighbour_iris",
                              pl.Series("short_forms", short_forms, dtype=pl.String), pl.Series("writing", writing, dtype=pl.Int64))

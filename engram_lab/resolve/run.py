@@ -36,6 +36,7 @@ from engram_lab.resolve.entities import EntityView, entity_view
 from engram_lab.resolve.evidence import Expansions, PairEvidence, score_pair
 from engram_lab.resolve.focus import entity_digests, moved_entities, record_digests
 from engram_lab.resolve.graphs import analysis_quads, held_judgments, judgment_quads, overlay_quads, retired_quads
+from engram_lab.resolve.name_keys import MEMO_FILE
 from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, pair_key, resolve_state
 from engram_lab.resolve.overlay import Pair as IriPair
 from engram_lab.resolve import names as nm
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # the judge's module imports the openai client: only a run wi
     from engram_lab.resolve.llm_judge import LLMJudge
 
 RETRIEVAL_INDEX = "retrieval"  # the published retrieval index supplies label-embedding neighbours
+ANALYSIS_DIR = "analysis"  # under .engram: what the analysis remembers between passes (derived, rebuildable)
 OVERLAY_DIGEST = "overlay_digest"  # meta key: the judgments the overlay graph was last written with
 
 
@@ -84,7 +86,8 @@ class TableData:
 
 def load_tables(vault: Path) -> TableData:
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
-    return TableData(entity_view(tables.read("entities"), tables.read("relations")), tables.read("statements"), tables.read("documents"))
+    view = entity_view(tables.read("entities"), tables.read("relations"), memo=engram_dir(vault) / ANALYSIS_DIR / MEMO_FILE)
+    return TableData(view, tables.read("statements"), tables.read("documents"))
 
 
 def embedding_neighbours(vault: Path, view: EntityView, focus: set[int] | None = None) -> dict[Pair, float]:

@@ -1,0 +1,95 @@
+"""The keys derived from labels are remembered by labels: a remembered row is used only while its labels match,
+and a damaged memo costs a derivation, never a wrong key."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from engram_lab.resolve import name_keys as nk
+from engram_lab.resolve.candidates import candidate_pairs
+from engram_lab.resolve.evidence import Expansions
+from engram_lab.resolve.focus import entity_digests
+from tests.resolve.helpers import view_of
+
+VAULT = [("d1", "World Health Organization", "Organization"), ("d2", "WHO", "Concept"), ("d1", "Marta Hall", "Person"),
+         ("d3", "M. Hall", "Person"), ("d4", "Hall", "Concept"), ("d5", "Northern Estuary Research Institute", "Organization"),
+         ("d6", "Nothern Estuary Research Institute", "Organization"), ("d7", "the company", "Organization"),
+         ("d8", "Acme Robotics", "Organization")]
+
+
+def _view(memo=None, aliases=None):
+    view = view_of(VAULT, aliases=aliases)
+    view.memo = memo
+    return view
+
+
+@pytest.fixture
+def derivations(monkeypatch):
+    """Counts the entities derived (not read from the memo)."""
+    seen: list[str] = []
+    real = nk.derive
+
+    def counting(name, labels):
+        seen.append(name)
+        return real(name, labels)
+
+    monkeypatch.setattr(nk, "derive", counting)
+    return seen
+
+
+def _everything(view):
+    expansions = Expansions(view)
+    return (candidate_pairs(view), view.name_keys.forms.to_dicts(), expansions.acronym, expansions.initials,
+            expansions.surname, entity_digests(view, expansions))
+
+
+def test_keys_from_the_memo_are_those_derived_afresh(tmp_path, derivations):
+    memo = tmp_path / nk.MEMO_FILE
+    first = _everything(_view(memo))
+    assert memo.exists() and len(derivations) == len(VAULT)
+    derivations.clear()
+    assert _everything(_view(memo)) == first == _everything(_view())
+    assert sorted(derivations) == sorted(n for _, n, _ in VAULT)  # the in-memory view derived all; the memo-backed one none
+
+
+def test_an_entity_whose_labels_changed_is_derived_again(tmp_path, derivations):
+    memo = tmp_path / nk.MEMO_FILE
+    _everything(_view(memo))
+    derivations.clear()
+    aliased = _view(memo, aliases={"Acme Robotics": ["AR"]})  # a new alias: an acronym key it did not have
+    assert _everything(aliased) == _everything(_view(aliases={"Acme Robotics": ["AR"]}))
+    assert derivations[0] == "Acme Robotics" and derivations.count("Acme Robotics") == 2  # memo-backed: it alone
+    assert len(derivations) == 1 + len(VAULT)
+    keys = aliased.name_keys.keys
+    assert keys.filter((pl.col("kind") == "acronym_short") & (pl.col("key") == "ar")).height == 1
+
+
+def test_the_memo_is_rewritten_only_after_many_derivations(tmp_path, monkeypatch):
+    memo = tmp_path / nk.MEMO_FILE
+    _view(memo).name_keys
+    written = memo.read_bytes()
+    _view(memo, aliases={"Acme Robotics": ["AR"]}).name_keys
+    assert memo.read_bytes() == written  # one derived row: not worth a write
+    monkeypatch.setattr(nk, "REWRITE_AFTER", 1)
+    _view(memo, aliases={"Acme Robotics": ["AR"]}).name_keys
+    stored = pl.read_parquet(memo)
+    assert stored.filter(pl.col("entity_iri").str.contains("acme"))["labels"].to_list() == [["Acme Robotics", "AR"]]
+
+
+@pytest.mark.parametrize("damage", [b"not a parquet file", None])
+def test_a_damaged_or_foreign_memo_is_derived_again(tmp_path, derivations, damage):
+    memo = tmp_path / nk.MEMO_FILE
+    if damage is None:
+        pl.DataFrame({"entity_iri": ["x"], "keys": [1]}).write_parquet(memo)  # another schema
+    else:
+        memo.write_bytes(damage)
+    assert _everything(_view(memo)) == _everything(_view())
+    assert len(derivations) == 2 * len(VAULT)
+
+
+def test_a_local_reference_has_no_blocking_key_or_trigram():
+    view = _view()
+    row = view.index[next(iri for iri, name in zip(view.iris, view.names) if name == "the company")]
+    assert view.name_keys.keys.filter(pl.col("row") == row).height == 0
+    assert view.name_keys.forms["form"][row] == "company"
