@@ -15,6 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
+from benchmarks.hashed_embedder import HashedWords
 from benchmarks.synthetic_vault import vault_or_synthetic
 from benchmarks.timing import StageClock
 from engram_lab.engine import Engine
@@ -57,9 +58,11 @@ def main() -> None:
     parser.add_argument("--vault", type=Path)
     parser.add_argument("--notes", type=int, default=300)
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--embedder", choices=("model", "hashed"), default="model",
+                        help="hashed: the stand-in a scale run indexed with (benchmarks/hashed_embedder.py)")
     args = parser.parse_args()
     vault = vault_or_synthetic(args.vault, Path(".bench/edit/vault"), args.notes).resolve()
-    engine = Engine(vault)
+    engine = Engine(vault) if args.embedder == "model" else Engine(vault, embedder_factory=HashedWords())
     started = time.perf_counter()
     engine.index(progress=False, warm=True)
     engine.query("a first question")

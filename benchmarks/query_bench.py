@@ -16,6 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
+from benchmarks.hashed_embedder import HashedWords
 from benchmarks.timing import ModelClock, StageClock, p50_p95
 from engram_lab.engine import Engine
 
@@ -48,13 +49,15 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--embedder", choices=("model", "hashed"), default="model",
+                        help="hashed: a fast stand-in for the model (benchmarks/hashed_embedder.py), for scale runs")
     args = parser.parse_args()
     vault = args.dir / "query-vault"
     if not (args.keep and (vault / ".engram").exists()):
         shutil.rmtree(vault, ignore_errors=True)
         write_vault(vault, args.notes)
     model, stages = ModelClock(), StageClock()
-    engine = Engine(vault, embedder_factory=model)
+    engine = Engine(vault, embedder_factory=model if args.embedder == "model" else HashedWords())
     started = time.perf_counter()
     engine.index(progress=None, on_stage=stages)  # builds everything a search needs, every embedding included
     indexed = time.perf_counter() - started
@@ -75,7 +78,7 @@ def main() -> None:
             engine.query(question, k=10, mode=mode)
             timings[mode].append(time.perf_counter() - t)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"query vault: {args.notes} notes, {data.n_entities:,} entities, {data.facts.height:,} facts, "
+    print(f"query vault: {args.notes} notes, embedder {args.embedder}, {data.n_entities:,} entities, {data.facts.height:,} facts, "
           f"{data.edges.height:,} typed edges, {data.sections.height:,} sections")
     print("| measure | value | target |\n|---|---|---|")
     print(f"| `engram index` (every stage below; cold unless --keep) | {indexed:.0f} s | — |")
