@@ -118,6 +118,7 @@ class _Run:
         self.table = DocumentTable(self.conn)
         self.extractor: Extractor = extractor or build_extractor(config, engram_dir(vault))
         self._store: GraphStore | None = None
+        self._bulk = False  # the store's log was released during the run: compact it once at the end
         self._graphs: list[tuple[str, list[Quad]]] = []  # (graph, quads) extracted, not yet written
         self.tables = TableStore(engram_dir(vault) / TABLES_DIR)
         self.report = IndexReport()
@@ -276,7 +277,7 @@ class _Run:
                 if done.moved_from is not None:
                     self.table.move(done.doc_id, done.path)
                 self.table.record_indexed(done.path, done.content, done.sections, done.error)
-        self._settle_if_large()  # inside a long run too, so a kill never leaves gigabytes of log to replay
+        self._release_log_if_large()  # inside a long run too, so a kill never leaves gigabytes of log to replay
         for done in chunk:
             if done.moved_from is not None:
                 self.report.renamed.append((done.moved_from, done.path))
@@ -287,10 +288,19 @@ class _Run:
             if done.error:
                 self.report.partial.append((done.path, done.error))
 
+    def _release_log_if_large(self) -> None:
+        """Between chunks: flush and reopen the store when its log is large (not compacted: see ``settle``)."""
+        if self._store is not None and self._store.settle_if_large(compact=False):
+            self._bulk = True
+
     def _settle_if_large(self) -> None:
-        """After bulk writes, compact and reopen now: otherwise every later open (the next one-note edit, every
-        ``engram sparql``) replays the write-ahead log and pays for it (BENCHMARKS.md)."""
-        if self._store is not None:
+        """At the end of the run, after bulk writes: compact and reopen now, once; otherwise every later open (the
+        next one-note edit, every ``engram sparql``) replays the write-ahead log and pays for it (BENCHMARKS.md)."""
+        if self._store is None:
+            return
+        if self._bulk:
+            self._store.settle()
+        else:
             self._store.settle_if_large()
 
     def _delete(self, rows: list[ChangeKey]) -> None:

@@ -181,24 +181,30 @@ class GraphStore:
     def flush(self) -> None:
         self._store.flush()
 
-    def settle(self) -> None:
-        """Flush, compact and reopen, once after bulk indexing (seconds on millions of quads).
+    def settle(self, compact: bool = True) -> None:
+        """Flush and reopen, so the next open has no write-ahead log to replay; ``compact``: also compact, once
+        after bulk indexing.
 
-        A bulk run leaves its write-ahead log files behind (about 1.5 GB after 10,000 notes) even
-        once their data is flushed; the next writable open reads them all before it deletes them.
-        Reopening here moves that cost (0.3-0.4 s) from the user's next one-note edit into the bulk run.
+        A bulk run leaves its write-ahead log files behind (about 1.5 GB after 10,000 notes) even once their data is
+        flushed; the next writable open reads them all before it deletes them. Reopening here moves that cost (0.3-0.4
+        s) from the user's next one-note edit into the bulk run. Compaction made settled edits faster (BENCHMARKS.md)
+        but takes seconds per gigabyte of store (7 s at 10,000 notes): after every chunk of a 100,000-note run it grew
+        with the store, so a long run releases its log per chunk and compacts once, at its end.
         """
         self._store.flush()
-        self._store.optimize()
+        if compact:
+            self._store.optimize()
         del self._store
         self._store = Store(str(self.path))
 
-    def settle_if_large(self) -> None:
+    def settle_if_large(self, compact: bool = True) -> bool:
         """``settle`` when a bulk write (a cold index's documents, the overlay of a first analysis) left at least
         ``SETTLE_LOG_BYTES`` of log: the overlay written after a 10,000-note build left 145 MB, and the first edit's
-        open replayed it in 7.7 s."""
-        if self.log_bytes() >= SETTLE_LOG_BYTES:
-            self.settle()
+        open replayed it in 7.7 s. Returns whether it settled."""
+        if self.log_bytes() < SETTLE_LOG_BYTES:
+            return False
+        self.settle(compact)
+        return True
 
     def close(self) -> None:
         del self._store

@@ -10,6 +10,7 @@ from engram_lab.graph import vocabulary as v
 from engram_lab.graph import store as graph_store
 from engram_lab.graph.store import GraphStore
 from engram_lab.index.tables import TableStore
+from engram_lab import indexer
 from engram_lab.indexer import index_vault
 from engram_lab.resolve.run import analyse_vault
 from tests.conftest import ledger_rows
@@ -49,7 +50,7 @@ def test_a_surname_lookup_consults_only_names_ending_in_it():
 
 def test_the_store_is_compacted_by_bytes_written_not_by_note_count(vault, write, monkeypatch):
     settled = []
-    monkeypatch.setattr(GraphStore, "settle", lambda self: settled.append(self.log_bytes()))
+    monkeypatch.setattr(GraphStore, "settle", lambda self, compact=True: settled.append(self.log_bytes()))
     write("one.md", "# One\n\nMarta Hall visited Mill Reach.\n")
     monkeypatch.setattr(graph_store, "SETTLE_LOG_BYTES", 1)  # one small note already passes a one-byte threshold
     index_vault(vault, progress=False)
@@ -61,6 +62,26 @@ def test_the_store_is_compacted_by_bytes_written_not_by_note_count(vault, write,
     assert settled == []
 
 
+def test_a_long_run_releases_the_log_per_chunk_and_compacts_once_at_its_end(vault, write, monkeypatch):
+    """Compaction takes seconds per gigabyte of store: after every chunk of a 100,000-note run it grew with the store."""
+    for i in range(4):
+        write(f"n{i}.md", f"# Note {i}\n\nMarta Hall{i} visited Mill Reach {i}.\n")
+    calls = []
+    real = GraphStore.settle
+
+    def recording(self, compact=True):
+        calls.append(compact)
+        real(self, compact)
+
+    monkeypatch.setattr(GraphStore, "settle", recording)
+    monkeypatch.setattr(graph_store, "SETTLE_LOG_BYTES", 1)
+    monkeypatch.setattr(indexer, "CHUNK_DOCS", 1)
+    index_vault(vault, progress=False)
+    assert calls == [False] * 4 + [True]  # each chunk's log released; one compaction, at the end
+    store = GraphStore(vault / ".engram" / "store", read_only=True)
+    assert store.log_bytes() == 0 and len(store) > 0
+
+
 def test_the_analysis_compacts_the_store_after_a_large_overlay_write(vault, write, monkeypatch):
     """The overlay written by a cold build's analysis came after the indexer's compaction and left its log for the
     first edit's open to replay (7.7 s at 10,000 notes)."""
@@ -68,7 +89,7 @@ def test_the_analysis_compacts_the_store_after_a_large_overlay_write(vault, writ
     write("two.md", "# Two\n\nMarta Hall met Ivo Brandt.\n")
     index_vault(vault, progress=False)
     settled = []
-    monkeypatch.setattr(GraphStore, "settle", lambda self: settled.append(self.log_bytes()))
+    monkeypatch.setattr(GraphStore, "settle", lambda self, compact=True: settled.append(self.log_bytes()))
     monkeypatch.setattr(graph_store, "SETTLE_LOG_BYTES", 1)
     analyse_vault(vault)
     assert settled and settled[0] >= 1
