@@ -76,8 +76,8 @@ def deletion_keys(form: str, min_length: int = 5) -> set[str]:
     for w, word in enumerate(words):
         if len(word) < min_length:
             continue
-        for c in range(len(word)):
-            keys.add(" ".join([*words[:w], word[:c] + word[c + 1 :], *words[w + 1 :]]) + f"#{w}")
+        head, tail = " ".join([*words[:w], ""]), " ".join(["", *words[w + 1 :]]) + f"#{w}"  # the words around it, joined once
+        keys.update(f"{head}{word[:c]}{word[c + 1 :]}{tail}" for c in range(len(word)))
         keys.add(" ".join(words) + f"#{w}")  # the unedited word: pairs with a one-letter insertion
     return keys
 

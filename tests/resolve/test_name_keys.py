@@ -3,6 +3,8 @@ and a damaged memo costs a derivation, never a wrong key."""
 
 from __future__ import annotations
 
+import random
+
 import polars as pl
 import pytest
 
@@ -93,3 +95,22 @@ def test_a_local_reference_has_no_blocking_key_or_trigram():
     row = view.index[next(iri for iri, name in zip(view.iris, view.names) if name == "the company")]
     assert view.name_keys.keys.filter(pl.col("row") == row).height == 0
     assert view.name_keys.forms["form"][row] == "company"
+
+
+def _deletions_by_the_book(form, min_length=5):
+    """Each long word with one letter deleted, the other words as they are, rejoined: the definition, written plainly."""
+    words, keys = form.split(), set()
+    for w, word in enumerate(words):
+        if len(word) >= min_length:
+            keys |= {" ".join([*words[:w], word[:c] + word[c + 1:], *words[w + 1:]]) + f"#{w}" for c in range(len(word))}
+            keys.add(" ".join(words) + f"#{w}")
+    return keys
+
+
+def test_deletion_keys_are_the_definition():
+    rng = random.Random(7)
+    forms = [" ".join("".join(rng.choice("abcde") for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(1, 4)))
+             for _ in range(3000)]
+    assert all(nk.deletion_keys(form) == _deletions_by_the_book(form) for form in forms)
+    assert nk.deletion_keys("hall marta") == {"hall mrta#1", "hall mata#1", "hall mara#1", "hall mart#1", "hall arta#1",
+                                              "hall marta#1"}
