@@ -76,8 +76,9 @@ _ACROSS = ["acronym_short", "acronym_long", "single", "surname_long"]  # blocks 
 
 def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, set[str]]:
     """Pairs sharing a name form, an acronym, initials or a surname, with the keys that paired them."""
-    rows = view.name_keys.keys.filter(pl.col("kind") != GRAM).with_columns(family=pl.col("kind").replace(_FAMILY))
+    rows = view.name_keys.keys.filter(pl.col("kind") != GRAM)
     if focus is not None:  # only the blocks the focus is in can pair anything: those, whole, and no others
+        rows = rows.with_columns(family=pl.col("kind").replace(_FAMILY))
         wanted = rows.filter(pl.col("row").is_in(sorted(focus))).select("family", "key").unique()
         rows = rows.join(wanted, on=["family", "key"], how="semi")
     # A block of one pairs nothing within itself; either side of a pair across blocks may stand alone.

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -82,13 +83,21 @@ def deletion_keys(form: str, min_length: int = 5) -> set[str]:
     return keys
 
 
-def derive(name: str, labels: tuple[str, ...]) -> tuple[object, ...]:
-    """One memo row (without IRI and labels): the ``FORM_COLUMNS`` values, then the kinds and keys lists."""
+class Derived(NamedTuple):
+    """One entity's memo values: its ``FORM_COLUMNS`` in order, and its key rows as two aligned lists."""
+
+    forms: tuple[str | None, ...]
+    kinds: list[str]
+    keys: list[str]
+
+
+def derive(name: str, labels: tuple[str, ...]) -> Derived:
+    """What the memo keeps for an entity named ``name`` (``labels``: the name first, then its aliases)."""
     blocks = entity_keys(labels)
     grams = () if nm.is_local_reference(name) else sorted(nm.char_ngrams(name))
     kinds = [block for block, _ in blocks] + [GRAM] * len(grams)
     keys = [key for _, key in blocks] + list(grams)
-    return (nm.loose(name), *nm.long_form_keys(name), *nm.short_form_keys(name), kinds, keys)
+    return Derived((nm.loose(name), *nm.long_form_keys(name), *nm.short_form_keys(name)), kinds, keys)
 
 
 _SCHEMA = {"entity_iri": pl.String, "labels": pl.List(pl.String), **{c: pl.String for c in FORM_COLUMNS},
@@ -108,11 +117,11 @@ def _read_memo(path: Path | None) -> pl.DataFrame | None:
 def _derived_rows(todo: pl.DataFrame) -> pl.DataFrame:
     """Memo rows for ``todo``'s entities, built column by column (rows of lists into polars took 7 s for 88,000)."""
     derived = [derive(name or "", tuple(labels or [name or ""])) for name, labels in zip(todo["name"].to_list(), todo["labels"].to_list())]
-    forms = {c: pl.Series(c, [row[i] for row in derived], dtype=pl.String) for i, c in enumerate(FORM_COLUMNS)}
-    counts = [len(row[-1]) for row in derived]  # type: ignore[arg-type]
+    forms = {c: pl.Series(c, [row.forms[i] for row in derived], dtype=pl.String) for i, c in enumerate(FORM_COLUMNS)}
+    counts = [len(row.keys) for row in derived]
     flat = pl.DataFrame({"at": pl.Series(np.repeat(np.arange(len(derived), dtype=np.uint32), counts)),
-                         "kinds": pl.Series([k for row in derived for k in row[-2]], dtype=pl.String),  # type: ignore[attr-defined]
-                         "keys": pl.Series([k for row in derived for k in row[-1]], dtype=pl.String)})  # type: ignore[attr-defined]
+                         "kinds": pl.Series([k for row in derived for k in row.kinds], dtype=pl.String),
+                         "keys": pl.Series([k for row in derived for k in row.keys], dtype=pl.String)})
     lists = flat.group_by("at").agg("kinds", "keys")
     return (todo.select("entity_iri", "labels").with_columns(**forms).with_row_index("at")
             .join(lists, on="at", how="left", maintain_order="left")
