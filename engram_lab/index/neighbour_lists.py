@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engram_lab.index.row_vectors import RowVectors
 from engram_lab.retrieve.csls import DEFAULT_K, nearest_neighbours
 
 BATCH = 1024
@@ -92,15 +93,15 @@ def build_neighbour_lists(vectors: np.ndarray, k: int, on_block: Callable[[int],
     return lists
 
 
-def _full_rows(vectors: np.ndarray, rows: np.ndarray, k: int) -> NeighbourLists:
+def _full_rows(vectors: np.ndarray | RowVectors, rows: np.ndarray, k: int) -> NeighbourLists:
     """The lists of ``rows`` against every vector (their own excluded)."""
-    sims = (vectors[rows] @ vectors.T).astype(np.float32)
+    sims = np.ascontiguousarray((vectors @ vectors[rows].T).T, dtype=np.float32)
     sims[np.arange(rows.shape[0]), rows] = -np.inf
     candidates = np.broadcast_to(np.arange(vectors.shape[0], dtype=np.int64), sims.shape)
     return _best_first(candidates, sims, k)
 
 
-def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.ndarray) -> NeighbourLists:
+def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.ndarray | RowVectors) -> NeighbourLists:
     """The lists over ``vectors``, patched from ``old``.
 
     ``origin[i]``: the old row whose vector new row ``i`` keeps unchanged, or -1 for a new or changed vector

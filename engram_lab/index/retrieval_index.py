@@ -34,6 +34,7 @@ from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lis
 from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, NEIGHBOURS, StageProgress
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import recall, remember
+from engram_lab.index.row_vectors import RowVectors, load_vectors, save_vectors
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.index.vector_reuse import reuse_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
@@ -42,7 +43,7 @@ from engram_lab.state.documents import DocumentTable
 from engram_lab.vault.note_date import date_in_file_name
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 12  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 13  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -57,11 +58,11 @@ class RetrievalData:
     entities: pl.DataFrame  # entity_iri, name, kind, labels (names and aliases), passages (count)
     facts: pl.DataFrame  # subject, object (entity indices), predicate, text, doc_ids
     edges: pl.DataFrame  # src, dst (node indices), type (relation, hierarchy, mention, link, about), weight
-    section_vectors: np.ndarray
+    section_vectors: RowVectors  # rows of a store shared with earlier index folders (``row_vectors``)
     section_density: np.ndarray
-    entity_vectors: np.ndarray
+    entity_vectors: RowVectors
     entity_density: np.ndarray
-    fact_vectors: np.ndarray
+    fact_vectors: RowVectors
     fact_density: np.ndarray
     synonym_pairs: pl.DataFrame  # a, b (entity indices), cosine: nearest neighbours above the lowest threshold in use
     section_lists: NeighbourLists  # what the densities and synonym pairs come from, kept for the next patch
@@ -331,7 +332,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
                 return _embed_stage(cache, embedder, part, stage, progress)
 
             if before is None or previous is None:
-                vectors[kind], origins[kind] = embed(texts[kind]), None
+                vectors[kind], origins[kind] = RowVectors.of(embed(texts[kind])), None
             else:
                 vectors[kind], origins[kind] = reuse_vectors(texts[kind], before[kind], getattr(previous, f"{kind}_vectors"), embed)
     finally:
@@ -345,7 +346,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     for kind, k in (("section", DEFAULT_K), ("entity", max(SYNONYM_NEIGHBOURS, DEFAULT_K)), ("fact", DEFAULT_K)):
         origin = origins[kind]
         if origin is None or previous is None:
-            lists[kind] = build_neighbour_lists(vectors[kind], k, on_block=tick)
+            lists[kind] = build_neighbour_lists(vectors[kind].dense(), k, on_block=tick)
         else:
             lists[kind] = patch_neighbour_lists(getattr(previous, f"{kind}_lists"), origin, vectors[kind])
             if tick is not None:
@@ -410,11 +411,15 @@ def _edges(documents, facts, raw_entities, links, entity_index, position, entity
 
 
 _FRAMES = ("documents", "sections", "entities", "facts", "edges", "synonym_pairs")
-_ARRAYS = ("section_vectors", "section_density", "entity_vectors", "entity_density", "fact_vectors", "fact_density")
+_VECTORS = ("section_vectors", "entity_vectors", "fact_vectors")
+_ARRAYS = ("section_density", "entity_density", "fact_density")
 _LISTS = ("section_lists", "entity_lists", "fact_lists")
 
 
 def save(data: RetrievalData, generation: int, folder: Path) -> None:
+    """Write ``data`` to ``folder``; its vectors then point at what was written (memory-mapped, not held twice)."""
+    for name in _VECTORS:
+        setattr(data, name, save_vectors(getattr(data, name), folder, name))
     for name in _FRAMES:
         getattr(data, name).write_parquet(folder / f"{name}.parquet")
     for name in _ARRAYS:
@@ -423,7 +428,8 @@ def save(data: RetrievalData, generation: int, folder: Path) -> None:
         lists = getattr(data, name)
         np.save(folder / f"{name}.indices.npy", lists.indices)
         np.save(folder / f"{name}.cosines.npy", lists.cosines)
-    (folder / "meta.json").write_text(json.dumps({"format": INDEX_FORMAT, "model": data.model, "dimension": int(data.entity_vectors.shape[1]) if data.entity_vectors.size else None}))
+        setattr(data, name, _mapped_lists(folder, name))
+    (folder / "meta.json").write_text(json.dumps({"format": INDEX_FORMAT, "model": data.model, "dimension": data.entity_vectors.dimension}))
     (folder / GENERATION_FILE).write_text(str(generation))
 
 
@@ -433,9 +439,15 @@ def load(folder: Path) -> RetrievalData:
     meta = json.loads((folder / "meta.json").read_text())
     frames = {name: pl.read_parquet(folder / f"{name}.parquet") for name in _FRAMES}
     arrays = {name: np.load(folder / f"{name}.npy") for name in _ARRAYS}
-    lists = {name: NeighbourLists(np.load(folder / f"{name}.indices.npy", mmap_mode="r"),
-                                  np.load(folder / f"{name}.cosines.npy", mmap_mode="r")) for name in _LISTS}
+    arrays |= {name: load_vectors(folder, name) for name in _VECTORS}
+    lists = {name: _mapped_lists(folder, name) for name in _LISTS}
     return RetrievalData(folder=folder, model=meta["model"], **frames, **arrays, **lists)
+
+
+def _mapped_lists(folder: Path, name: str) -> NeighbourLists:
+    """Neighbour lists read only by the next patch: mapped, not held (a process building many indexes keeps one
+    copy, the page cache's)."""
+    return NeighbourLists(np.load(folder / f"{name}.indices.npy", mmap_mode="r"), np.load(folder / f"{name}.cosines.npy", mmap_mode="r"))
 
 
 def _meta(folder: Path) -> dict[str, object]:

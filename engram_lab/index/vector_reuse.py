@@ -13,6 +13,8 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
+from engram_lab.index.row_vectors import RowVectors
+
 
 def match_rows(old_texts: list[str], new_texts: list[str]) -> np.ndarray:
     """Per new text, an old row with the same text, or -1; each old row used at most once (the k-th new copy of a
@@ -36,15 +38,13 @@ def _numbered(texts: list[str], row: str) -> pl.DataFrame:
     return frame.join(copies, on=row, how="left", maintain_order="left").with_columns(pl.col("copy").fill_null(0))
 
 
-def reuse_vectors(texts: list[str], old_texts: list[str], old_vectors: np.ndarray,
-                  embed: Callable[[list[str]], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """(vectors of ``texts``, origin): unchanged texts copied from ``old_vectors``, only the others passed to ``embed``."""
+def reuse_vectors(texts: list[str], old_texts: list[str], old_vectors: RowVectors | np.ndarray,
+                  embed: Callable[[list[str]], np.ndarray]) -> tuple[RowVectors, np.ndarray]:
+    """(vectors of ``texts``, origin): unchanged texts keep their row of ``old_vectors``' store, only the others
+    are passed to ``embed`` and appended to it (``row_vectors``: nothing is copied)."""
+    if isinstance(old_vectors, np.ndarray):
+        old_vectors = RowVectors.of(old_vectors)
     origin = match_rows(old_texts, texts)
     fresh = np.flatnonzero(origin < 0)
-    if len(old_vectors):  # one gather (rows to be embedded take row 0 for now), not a scatter into zeros
-        vectors = np.ascontiguousarray(old_vectors[np.maximum(origin, 0)], dtype=np.float32)
-    else:
-        vectors = np.zeros((len(texts), old_vectors.shape[1]), dtype=np.float32)
-    if fresh.size:
-        vectors[fresh] = embed([texts[i] for i in fresh])
-    return vectors, origin
+    added = embed([texts[i] for i in fresh]) if fresh.size else None
+    return old_vectors.patched(origin, added if added is not None else np.zeros((0, old_vectors.dimension), np.float32)), origin
