@@ -36,14 +36,14 @@ from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import recall, remember
 from engram_lab.index.row_vectors import RowVectors, load_vectors, save_vectors
 from engram_lab.index.tables import TABLES_DIR, TableStore
-from engram_lab.index.vector_reuse import reuse_vectors
+from engram_lab.index.vector_reuse import match_rows, patch_vectors, reuse_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
 from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
 from engram_lab.vault.note_date import date_in_file_name
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 13  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 14  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
 
 
@@ -56,7 +56,7 @@ class RetrievalData:
     documents: pl.DataFrame  # doc_id, path, title, status, extractor, content_hash, signature, date (row i = passage node i)
     sections: pl.DataFrame  # passages: chunks of sections (index.chunks); doc_id, ordinal, piece, doc_index, cell_id, heading, heading_path, start, end, text
     entities: pl.DataFrame  # entity_iri, name, kind, labels (names and aliases), passages (count)
-    facts: pl.DataFrame  # subject, object (entity indices), predicate, text, doc_ids
+    facts: pl.DataFrame  # s, o (entity indices), subject, predicate, object (as written), text, doc_ids
     edges: pl.DataFrame  # src, dst (node indices), type (relation, hierarchy, mention, link, about), weight
     section_vectors: RowVectors  # rows of a store shared with earlier index folders (``row_vectors``)
     section_density: np.ndarray
@@ -163,6 +163,13 @@ class RetrievalData:
         return by_model * 2 > self.facts.height
 
     @cached_property
+    def anchor_texts(self) -> list[str]:
+        """Each fact as HippoRAG 2 embeds it (``anchor_fact_text``), made when the hipporag2 mode first asks: an edit
+        wrote them for every fact (700,000 at 100,000 notes), for a mode only comparisons use."""
+        return [anchor_fact_text(*triple) for triple in
+                zip(self.facts["subject"].to_list(), self.facts["predicate"].to_list(), self.facts["object"].to_list())]
+
+    @cached_property
     def entity_neighbours(self) -> dict[int, set[int]]:
         """Entity adjacency over relation and hierarchy edges (entity indices), for bridge search."""
         part = self.edges.filter(pl.col("type").is_in(["relation", "hierarchy"]))
@@ -199,9 +206,9 @@ def _chunk_rows(chunks: list[Chunk]) -> pl.DataFrame:
     )
 
 
-def _section_frame(vault: Path, previous: RetrievalData | None) -> tuple[pl.DataFrame, pl.DataFrame, int, bool]:
-    """Documents and chunk rows as the ledger holds them now, and whether they were patched from ``previous``
-    (only the changed documents' sections read and chunked) rather than read whole."""
+def _section_frame(vault: Path, previous: RetrievalData | None) -> tuple[pl.DataFrame, pl.DataFrame, int, DocumentChanges | None]:
+    """Documents and chunk rows as the ledger holds them now, and the changes they were patched by from ``previous``
+    (only the changed documents' sections read and chunked), or None when they were read whole."""
     conn = open_ledger(vault)
     try:
         table = DocumentTable(conn)
@@ -230,7 +237,7 @@ def _section_frame(vault: Path, previous: RetrievalData | None) -> tuple[pl.Data
         frame = pl.concat([kept, frame], how="vertical").sort(["doc_id", "ordinal", "piece"], maintain_order=True)
     position = pl.DataFrame({"doc_id": documents["doc_id"], "doc_index": pl.int_range(documents.height, eager=True)})
     frame = frame.drop("doc_index").join(position, on="doc_id", how="left", maintain_order="left").select(list(_SECTION_SCHEMA))
-    return documents, frame, generation, changes is not None
+    return documents, frame, generation, changes
 
 
 def _with_dates(documents: pl.DataFrame, stored: pl.DataFrame) -> pl.DataFrame:
@@ -241,12 +248,11 @@ def _with_dates(documents: pl.DataFrame, stored: pl.DataFrame) -> pl.DataFrame:
     return joined.with_columns(pl.col("date").fill_null(pl.Series(from_name, dtype=pl.Date)))
 
 
-@lru_cache(maxsize=1 << 18)  # every edit rewrites the anchor text of every fact (70,000 on the 10,000-note benchmark)
+@lru_cache(maxsize=1 << 18)
 def _plain(text: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
 
 
-@lru_cache(maxsize=1 << 18)
 def anchor_fact_text(subject: str, predicate: str, obj: str) -> str:
     """A fact as HippoRAG 2 embeds it: the lower-cased triple written as a Python tuple (hipporag2 mode only).
 
@@ -284,7 +290,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
 
     ``previous``: the last published index (same model and layout), patched when few documents moved.
     """
-    documents, sections, generation, patched = _section_frame(vault, previous)
+    documents, sections, generation, changes = _section_frame(vault, previous)
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
     documents = _with_dates(documents, tables.read("documents"))
     indexed = set(documents.filter(pl.col("status") == "indexed")["doc_id"].to_list())
@@ -318,12 +324,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
         )
         .sort(["s", "predicate", "o"])
     )
-    facts = facts.with_columns(pl.Series("anchor_text", [
-        anchor_fact_text(*triple) for triple in zip(facts["subject"].to_list(), facts["predicate"].to_list(), facts["object"].to_list())],
-        dtype=pl.String))
 
-    texts = {"section": _passage_texts(documents, sections), "entity": entities["name"].to_list(), "fact": facts["text"].to_list()}
-    before = _previous_texts(previous) if patched and previous is not None else None
     vectors, origins = {}, {}
     cache = EmbeddingCache(engram_dir(vault) / "vectors" / "cache.sqlite")
     try:
@@ -331,10 +332,16 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
             def embed(part: list[str], stage: str = stage) -> np.ndarray:
                 return _embed_stage(cache, embedder, part, stage, progress)
 
-            if before is None or previous is None:
-                vectors[kind], origins[kind] = RowVectors.of(embed(texts[kind])), None
+            if changes is None or previous is None:
+                texts = _passage_texts(documents, sections) if kind == "section" else _texts(kind, entities, facts)
+                vectors[kind], origins[kind] = RowVectors.of(embed(texts)), None
+            elif kind == "section":
+                origins[kind] = _section_origin(previous, documents, sections, changes.touched)
+                vectors[kind] = patch_vectors(origins[kind], lambda rows: _passage_texts(documents, sections[rows]),
+                                              previous.section_vectors, embed)
             else:
-                vectors[kind], origins[kind] = reuse_vectors(texts[kind], before[kind], getattr(previous, f"{kind}_vectors"), embed)
+                vectors[kind], origins[kind] = reuse_vectors(_texts(kind, entities, facts), _texts(kind, previous.entities, previous.facts),
+                                                             getattr(previous, f"{kind}_vectors"), embed)
     finally:
         cache.close()
 
@@ -354,7 +361,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     data = RetrievalData(
         folder=folder, model=embedder.name, documents=documents, sections=sections,
         entities=entities.select("entity_iri", "name", "kind", "aliases", "passages", "doc_ids"),
-        facts=facts.select("s", "o", "predicate", "predicate_iri", "text", "anchor_text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
+        facts=facts.select("s", "o", "subject", "predicate", "object", "predicate_iri", "text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
         edges=edges,
         section_vectors=vectors["section"], section_density=lists["section"].densities(),
         entity_vectors=vectors["entity"], entity_density=lists["entity"].densities(),
@@ -365,10 +372,31 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
     return data, generation
 
 
-def _previous_texts(previous: RetrievalData) -> dict[str, list[str]]:
-    """What ``previous`` embedded, per kind, in row order (to match against the texts now)."""
-    return {"section": _passage_texts(previous.documents, previous.sections), "entity": previous.entities["name"].to_list(),
-            "fact": previous.facts["text"].to_list()}
+def _texts(kind: str, entities: pl.DataFrame, facts: pl.DataFrame) -> list[str]:
+    """What an entity (its name) or a fact (subject predicate object) is embedded as, in row order."""
+    return entities["name"].to_list() if kind == "entity" else facts["text"].to_list()
+
+
+def _section_origin(previous: RetrievalData, documents: pl.DataFrame, sections: pl.DataFrame, touched: frozenset[str]) -> np.ndarray:
+    """Per chunk row now, the previous row embedding the same text, or -1. A note no change touched has the same
+    chunks under the same title, matched by position; the touched notes' chunks are matched by text among their
+    previous chunks, so an edit keeps the vectors of the sections it left alone. Only the touched notes' texts are
+    built (every chunk's text, twice, was a pass over all rows per edit)."""
+    keys = ["doc_id", "ordinal", "piece"]
+    moved = pl.col("doc_id").is_in(sorted(touched))
+    old = previous.sections.select(keys).with_row_index("old")
+    new = sections.select(*keys, moved.alias("moved"))
+    by_position = new.join(old.filter(~moved), on=keys, how="left", maintain_order="left")
+    origin = by_position["old"].cast(pl.Int64).fill_null(-1).to_numpy().copy()
+    origin[new["moved"].to_numpy()] = -1
+    touched_new = np.flatnonzero(new["moved"].to_numpy())
+    touched_old = previous.sections.with_row_index("old").filter(moved)
+    if touched_new.size and touched_old.height:
+        before = _passage_texts(previous.documents, touched_old)
+        match = match_rows(before, _passage_texts(documents, sections[touched_new]))
+        old_rows = touched_old["old"].cast(pl.Int64).to_numpy()
+        origin[touched_new] = np.where(match >= 0, old_rows[np.maximum(match, 0)], -1)
+    return origin
 
 
 def _embed_stage(cache: EmbeddingCache, embedder: Embedder, texts: list[str], stage: str,

@@ -42,9 +42,15 @@ def reuse_vectors(texts: list[str], old_texts: list[str], old_vectors: RowVector
                   embed: Callable[[list[str]], np.ndarray]) -> tuple[RowVectors, np.ndarray]:
     """(vectors of ``texts``, origin): unchanged texts keep their row of ``old_vectors``' store, only the others
     are passed to ``embed`` and appended to it (``row_vectors``: nothing is copied)."""
+    origin = match_rows(old_texts, texts)
+    return patch_vectors(origin, lambda rows: [texts[i] for i in rows], old_vectors, embed), origin
+
+
+def patch_vectors(origin: np.ndarray, texts_of: Callable[[np.ndarray], list[str]], old_vectors: RowVectors | np.ndarray,
+                  embed: Callable[[list[str]], np.ndarray]) -> RowVectors:
+    """Row i keeps old row ``origin[i]``'s vector; the rows with none (-1) are embedded from ``texts_of(rows)``."""
     if isinstance(old_vectors, np.ndarray):
         old_vectors = RowVectors.of(old_vectors)
-    origin = match_rows(old_texts, texts)
     fresh = np.flatnonzero(origin < 0)
-    added = embed([texts[i] for i in fresh]) if fresh.size else None
-    return old_vectors.patched(origin, added if added is not None else np.zeros((0, old_vectors.dimension), np.float32)), origin
+    added = embed(texts_of(fresh)) if fresh.size else np.zeros((0, old_vectors.dimension), np.float32)
+    return old_vectors.patched(origin, added)

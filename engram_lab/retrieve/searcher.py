@@ -167,7 +167,7 @@ class Searcher:
         if self._anchor is None or self._anchor[0] is not data:
             cache = EmbeddingCache(engram_dir(self.vault) / "vectors" / "cache.sqlite")
             try:
-                vectors = cache.embed(self.embedder(), data.facts["anchor_text"].to_list())
+                vectors = cache.embed(self.embedder(), data.anchor_texts)
             finally:
                 cache.close()
             self._anchor = (data, vectors, anchor_graph(data))
