@@ -114,3 +114,17 @@ def test_deletion_keys_are_the_definition():
     assert all(nk.deletion_keys(form) == _deletions_by_the_book(form) for form in forms)
     assert nk.deletion_keys("hall marta") == {"hall mrta#1", "hall mata#1", "hall mara#1", "hall mart#1", "hall arta#1",
                                               "hall marta#1"}
+
+
+def test_a_long_lived_process_reads_the_memo_once_and_keeps_what_it_derived(tmp_path, derivations):
+    memo = tmp_path / nk.MEMO_FILE
+    first = _everything(_view(memo))
+    memo.unlink()  # the kept table serves the next pass, file or not
+    assert _everything(_view(memo)) == first
+    assert len(derivations) == len(VAULT)
+    _view(memo, aliases={"Acme Robotics": ["AR"]}).name_keys
+    _view(memo, aliases={"Acme Robotics": ["AR"]}).name_keys
+    assert derivations[len(VAULT):] == ["Acme Robotics"]  # derived once, then kept
+    nk._KEPT.clear()  # as a new process: it reads the file (absent here), and derives
+    _view(memo).name_keys
+    assert len(derivations) == 2 * len(VAULT) + 1
