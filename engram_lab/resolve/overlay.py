@@ -142,6 +142,23 @@ def resolve_state(decisions: Iterable[Decision], present: Collection[str] | None
     return state
 
 
+# The states last resolved, by the decisions tuple (``DecisionLedger.verdicts``: the same object while the ledger
+# has not moved) and the entities present: an edit's analysis and the next search's walk ask for the same one.
+_STATES: list[tuple[tuple[Decision, ...], frozenset[str], ResolutionState]] = []
+KEPT_STATES = 2
+
+
+def state_among(decisions: tuple[Decision, ...], present: frozenset[str]) -> ResolutionState:
+    """``resolve_state(decisions, present)``, remembered: callers must not change the state they get."""
+    for kept_decisions, kept_present, state in _STATES:
+        if kept_decisions is decisions and kept_present == present:
+            return state
+    state = resolve_state(decisions, present)
+    _STATES.insert(0, (decisions, present, state))
+    del _STATES[KEPT_STATES:]
+    return state
+
+
 def _clash(left: set[str], right: set[str], kept_from_left: set[str], apart: dict[str, set[str]]) -> tuple[str, str] | None:
     """A pair (x in ``left``, y in ``right``) judged distinct, or None; in time of the smaller side, not the clusters'
     product (a vault of similar names grows clusters of thousands, and each merge checked them all)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from engram_lab.index.retrieval_index import RetrievalData
-from engram_lab.resolve.overlay import resolve_state
+from engram_lab.resolve.overlay import state_among
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.state.db import OVERLAY_GENERATION, open_ledger, read_counter
 from engram_lab.state.decisions import Decision, DecisionLedger
@@ -52,7 +52,7 @@ class PresentJudgments:
 @dataclass
 class OverlaySnapshot:
     generation: int
-    decisions: list[Decision] = field(default_factory=list)  # the ledger's, as read
+    decisions: tuple[Decision, ...] = ()  # the ledger's, as read (``DecisionLedger.verdicts``)
     superseded: list[Superseded] = field(default_factory=list)
     paths: dict[str, str] = field(default_factory=dict)  # doc_id -> vault-relative path, for labels
     _by_index: dict[int, tuple[RetrievalData, PresentJudgments]] = field(default_factory=dict, repr=False)
@@ -63,7 +63,7 @@ class OverlaySnapshot:
         cached = self._by_index.get(id(data))
         if cached is not None and cached[0] is data:
             return cached[1]
-        state = resolve_state(self.decisions, set(data.entity_position))
+        state = state_among(self.decisions, frozenset(data.entity_position))
         members = state.members()
 
         def cluster(iri: str) -> set[str]:
@@ -78,7 +78,7 @@ def load_overlay(vault: Path) -> OverlaySnapshot:
     conn = open_ledger(vault)
     try:
         generation = read_counter(conn, OVERLAY_GENERATION)
-        decisions = DecisionLedger(conn).all(with_evidence=False)  # the walk reads verdicts, not why
+        decisions = DecisionLedger(conn).verdicts()  # the walk reads verdicts, not why
         candidates = ReviewQueue(conn).candidates()
         paths = {r["doc_id"]: r["path"] for r in conn.execute("SELECT doc_id, path FROM documents")}
     finally:

@@ -85,11 +85,16 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX resolution_queue_by_b ON resolution_queue(b);
     CREATE INDEX decisions_by_object ON decisions(kind, object);
     """,
+    """
+    INSERT OR IGNORE INTO meta (key, value) VALUES ('ledger_id', lower(hex(randomblob(16))));
+    """,
 )
 
 
 OVERLAY_GENERATION = "overlay_generation"  # moves with every judgment, verdict or supersession change
 ANALYSED_GENERATION = "analysed_generation"  # the sections generation the last analysis pass saw
+DIGESTS_GENERATION = "digests_generation"  # moves whenever an analysis records the entity digests it saw
+LEDGER_ID = "ledger_id"  # random, made with the ledger: a rebuilt .engram/ is another ledger, whatever its counters say
 
 
 def bump_counter(conn: sqlite3.Connection, key: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram_lab.resolve.overlay import resolve_state
+from engram_lab.resolve.overlay import resolve_state, state_among
 from engram_lab.state.db import open_ledger
 from engram_lab.state.decisions import DecisionLedger
 
@@ -110,3 +110,18 @@ def test_clusters_equal_a_pairwise_reference_on_random_judgments():
         clusters, blocked = _reference_clusters(decisions)
         assert state.cluster_of == clusters
         assert set(state.blocked) == blocked
+
+
+def test_state_among_is_resolve_state_remembered(ledger):
+    ledger.record("resolution", "e:a", "e:b", "same", "user")
+    ledger.record("resolution", "e:b", "e:c", "same", "auto")
+    ledger.record("resolution", "e:a", "e:c", "distinct", "user")
+    decisions = ledger.verdicts()
+    present = frozenset({"e:a", "e:b", "e:c"})
+    state = state_among(decisions, present)
+    assert state == resolve_state(decisions, present) and state.blocked
+    assert state_among(decisions, frozenset(present)) is state  # an equal set of entities is the same question
+    fewer = state_among(decisions, frozenset({"e:a", "e:c"}))
+    assert fewer == resolve_state(decisions, {"e:a", "e:c"}) and not fewer.cluster_of
+    ledger.record("resolution", "e:b", "e:c", "distinct", "user")
+    assert state_among(ledger.verdicts(), present) == resolve_state(ledger.all(with_evidence=False), present) != state

@@ -11,6 +11,7 @@ from engram_lab.errors import DecisionFileError, EngramError
 from engram_lab.graph.vocabulary import ENTITY_PREFIX as E
 from engram_lab.indexer import index_vault
 from engram_lab.state import DecisionLedger, open_ledger
+from engram_lab.state.db import transaction
 from engram_lab.state.documents import now_iso
 
 
@@ -206,3 +207,42 @@ def test_decisions_touching_entities_equal_filtering_every_decision(ledger):
         assert ledger.all(kind=kind) == [d for d in ledger.all() if d.kind == kind]
     assert ledger.all(kind="supersession", include_retracted=False, with_evidence=False) == [
         d for d in every if d.kind == "supersession" and d.active]
+
+
+def test_verdicts_are_read_again_only_when_the_ledger_moved(ledger, vault):
+    first = ledger.record("resolution", f"{E}a", f"{E}b", "same", "user")
+    kept = ledger.verdicts()
+    assert kept == tuple(ledger.all(with_evidence=False)) and ledger.verdicts() is kept
+    other = open_ledger(vault)  # another connection (another process, as far as the ledger knows) writes
+    try:
+        DecisionLedger(other).retract(first.decision_id)
+    finally:
+        other.close()
+    moved = ledger.verdicts()
+    assert moved is not kept and moved == tuple(ledger.all(with_evidence=False)) and not moved[0].active
+
+
+def test_verdicts_read_inside_a_transaction_are_not_kept(ledger):
+    with pytest.raises(RuntimeError):
+        with transaction(ledger.conn):
+            ledger.record_within("resolution", f"{E}a", f"{E}b", "same", "user")
+            assert len(ledger.verdicts()) == 1
+            raise RuntimeError("rolled back")
+    assert ledger.verdicts() == ()
+    ledger.record("resolution", f"{E}c", f"{E}d", "distinct", "user")  # the generation the rolled-back write had
+    assert [d.verdict for d in ledger.verdicts()] == ["distinct"]
+
+
+def test_a_rebuilt_ledger_is_never_answered_from_the_old_ones_verdicts(ledger, vault):
+    ledger.record("resolution", f"{E}a", f"{E}b", "same", "user")
+    assert len(ledger.verdicts()) == 1
+    ledger.conn.close()
+    shutil.rmtree(vault / ".engram")
+    conn = open_ledger(vault)  # same path, same generation after one write: another ledger
+    try:
+        rebuilt = DecisionLedger(conn)
+        rebuilt.record("resolution", f"{E}c", f"{E}d", "related", "user")
+        assert [d.verdict for d in rebuilt.verdicts()] == ["related"]
+    finally:
+        conn.close()
+    ledger.conn = open_ledger(vault)  # for the fixture's close
