@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,10 +34,10 @@ from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.resolve.candidates import Pair, candidate_pairs
 from engram_lab.resolve.entities import EntityView, entity_view
 from engram_lab.resolve.evidence import Expansions, PairEvidence, score_pair
-from engram_lab.resolve.focus import entity_digests, moved_entities, record_digests
+from engram_lab.resolve.focus import entity_digests, keep_recorded, moved_entities, record_digests, stored_digests
 from engram_lab.resolve.graphs import analysis_quads, held_judgments, judgment_quads, overlay_quads, retired_quads
 from engram_lab.resolve.name_keys import MEMO_FILE
-from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, pair_key, resolve_state
+from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, pair_key, resolve_state, state_among
 from engram_lab.resolve.overlay import Pair as IriPair
 from engram_lab.resolve import names as nm
 from engram_lab.resolve.supersession import Candidate, DatedDecision, dated_decisions, find_candidates
@@ -97,8 +97,9 @@ def embedding_neighbours(vault: Path, view: EntityView, focus: set[int] | None =
     folder = current_index_dir(index_dir(vault), RETRIEVAL_INDEX)
     if folder is None or not (folder / "synonym_pairs.parquet").exists():
         return {}
-    iris = pl.read_parquet(folder / "entities.parquet", columns=["entity_iri"])["entity_iri"].to_list()
-    ours = np.array([view.index.get(iri, -1) for iri in iris], dtype=np.int64)  # index row -> our entity, or -1
+    rows = view.frame.select("entity_iri").with_row_index("ours")
+    ours = (pl.read_parquet(folder / "entities.parquet", columns=["entity_iri"])  # index row -> our entity, or -1
+            .join(rows, on="entity_iri", how="left", maintain_order="left")["ours"].cast(pl.Int64).fill_null(-1).to_numpy())
     pairs = pl.read_parquet(folder / "synonym_pairs.parquet")
     x, y = ours[pairs["a"].to_numpy()], ours[pairs["b"].to_numpy()]
     keep = (x >= 0) & (y >= 0) & (x != y)
@@ -135,14 +136,15 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
     conn = open_ledger(vault)
     try:
         ledger, queue = DecisionLedger(conn), ReviewQueue(conn)
-        moved, gone = moved_entities(conn, digests)
+        stored = stored_digests(conn)
+        moved, gone = moved_entities(stored, digests)
         focus = None if changed_docs is None else {
             i for i, (iri, docs) in enumerate(zip(view.iris, view.doc_sets)) if iri in moved or not docs.isdisjoint(changed_docs)}
         embedding = embedding_neighbours(vault, view, focus)
         report.embedding_leg = bool(embedding)
         scored = score_candidates(view, focus, embedding, expansions) if focus is None or focus else []
         report.candidate_pairs = len(scored)
-        present = set(view.iris)
+        present = frozenset(view.iris)
         rescored = present if focus is None else {view.iris[i] for i in focus}
         with transaction(conn):
             if focus is None:
@@ -156,10 +158,11 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
             queue.remove_touching(rescored)
             new_in_queue = _apply_evidence(scored, decisions, ledger, queue, queued_before, report)
             _withdraw_unsupported(ledger, decisions, scored, rescored, present, report)
-            record_digests(conn, digests, set(digests) if focus is None else moved, gone)
+            recorded = record_digests(conn, stored, digests, set(digests) if focus is None else moved, gone)
+        keep_recorded(conn, recorded)
         if judge is not None and new_in_queue:
             report.llm_judged = _ask_judge(judge, view, new_in_queue, ledger, _titles(conn))
-        state = resolve_state(ledger.all(with_evidence=False), present)  # evidence only for what is written below
+        state = state_among(ledger.verdicts(), present)  # evidence only for what is written below
         overlay_moved = _overlay_digest(state) != read_meta(conn, OVERLAY_DIGEST)
         if changed_docs is not None and not overlay_moved and not _candidates_affected(data, changed_docs, queue):
             report.supersessions = queue.candidate_count()
@@ -199,7 +202,7 @@ def _apply_evidence(scored: list[PairEvidence], decisions: list[Decision], ledge
 
 
 def _withdraw_unsupported(ledger: DecisionLedger, decisions: list[Decision], scored: list[PairEvidence], rescored: set[str],
-                          present: set[str], report: AnalysisReport) -> None:
+                          present: Set[str], report: AnalysisReport) -> None:
     """Withdraw automatic merges between present entities that this pass re-scored and no longer finds:
     the evidence now says review or nothing, or blocking stopped proposing the pair (an alias went).
     One made before ids were derived from the pair gives way to its derived twin."""

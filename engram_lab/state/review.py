@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +92,7 @@ class ReviewQueue:
         table = iri_table(self.conn, iris)
         self.conn.execute(f"DELETE FROM resolution_queue WHERE a IN (SELECT iri FROM {table}) OR b IN (SELECT iri FROM {table})")
 
-    def keep_only(self, iris: set[str]) -> None:
+    def keep_only(self, iris: Set[str]) -> None:
         """Drop queued pairs whose entities no longer exist in the vault."""
         self._remove_where(lambda a, b: a not in iris or b not in iris)
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from engram_lab.graph.vocabulary import entity_iri
 from engram_lab.resolve.evidence import Expansions
-from engram_lab.resolve.focus import entity_digests
+from engram_lab.resolve.focus import entity_digests, keep_recorded, moved_entities, record_digests, stored_digests
+from engram_lab.state.db import open_ledger, transaction
 from tests.resolve.helpers import view_of
 
 BASE = [("d1", "Marta Hall", "Person"), ("d2", "Mill Reach", "Place"), ("d1", "Acme Corp", "Organization"),
@@ -63,3 +66,40 @@ def test_view_neighbours_equal_a_pairwise_reference():
                 want[b].add(a)
         assert [set(n) for n in view.neighbours] == want
         assert view.frame["neighbour_iris"].to_list() == [sorted(view.iris[j] for j in n) for n in want]
+
+
+def _recorded_table(conn) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return dict(conn.execute("SELECT entity_iri, digest FROM analysed_entities").fetchall())
+
+
+def test_recorded_digests_are_kept_in_the_process_until_another_writer_moves_them(vault):
+    conn, other = open_ledger(vault), open_ledger(vault)
+    try:
+        first = digests()
+        with transaction(conn):
+            recorded = record_digests(conn, stored_digests(conn), first, set(first), set())
+        keep_recorded(conn, recorded)
+        kept = stored_digests(conn)
+        assert kept == first == _recorded_table(conn) and stored_digests(conn) is kept  # not read back
+        second = digests([*BASE[:-1], ("d9", "Acme Corp", "Organization")])  # NERI's note deleted, Acme in another
+        moved, gone = moved_entities(kept, second)
+        assert gone == {iri("NERI", "Organization")} and moved == {iri("Acme Corp", "Organization")}
+        with transaction(other):  # another process records (and does not tell this one)
+            record_digests(other, stored_digests(other), second, moved, gone)
+        assert stored_digests(conn) == second == _recorded_table(conn)
+    finally:
+        conn.close()
+        other.close()
+
+
+def test_a_rolled_back_record_is_never_kept(vault):
+    conn = open_ledger(vault)
+    try:
+        first = digests()
+        with pytest.raises(RuntimeError):
+            with transaction(conn):
+                record_digests(conn, {}, first, set(first), set())
+                raise RuntimeError("the analysis failed before committing")
+        assert stored_digests(conn) == {} == _recorded_table(conn)
+    finally:
+        conn.close()
