@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -98,39 +98,63 @@ def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, se
 
 
 def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: float = TRIGRAM_MIN_COSINE) -> dict[Pair, float]:
-    """Pairs whose names share rare character trigrams (set cosine >= ``min_cosine``): catches typos."""
-    grams = view.name_keys.keys.filter(pl.col("kind") == GRAM)  # none for a local reference
+    """Pairs whose names share rare character trigrams (set cosine >= ``min_cosine``): catches typos.
+
+    Each entity (each of ``focus``, when given) proposes its ``TRIGRAM_PER_ROW`` best partners; a pair proposed
+    either way is kept with its cosine. The cosine is the shared rare grams over the geometric mean of the two
+    names' whole gram sets (dropped grams still count against). Both paths compare integer counts the same way,
+    so a focused pass finds for its entities exactly what the full pass finds for them.
+    """
+    grams = view.name_keys.keys.filter(pl.col("kind") == GRAM).select(pl.col("row").cast(pl.Int64), "key")
     n = view.size
-    if not grams.height or n < 2:
+    if not grams.height or n < 2:  # none for a local reference
         return {}
-    rows = grams["row"].cast(pl.Int64).to_numpy()
-    cols = grams["key"].rank("dense").cast(pl.Int64).to_numpy() - 1
-    matrix = sp.csr_matrix((np.ones(rows.size, dtype=np.float32), (rows, cols)), shape=(n, int(cols.max()) + 1))
-    matrix.sum_duplicates()
-    matrix.data[:] = 1.0
-    df = np.asarray(matrix.sum(axis=0)).ravel()
-    keep = df <= max(20.0, TRIGRAM_MAX_DF_SHARE * n)
-    lengths = np.sqrt(np.asarray(matrix.sum(axis=1)).ravel())  # the full set size, so dropped grams still count against
-    lengths[lengths == 0] = 1.0
-    pruned = (sp.diags(1.0 / lengths) @ matrix[:, keep]).tocsr().astype(np.float32)
-    transposed = pruned.T.tocsr()
-    targets = np.arange(n) if focus is None else np.array(sorted(focus), dtype=np.int64)
+    sizes = np.bincount(grams["row"].to_numpy(), minlength=n)  # a name's grams are a set: one row each
+    rare_limit = max(20.0, TRIGRAM_MAX_DF_SHARE * n)
+    shared = _all_shared(grams, n, rare_limit) if focus is None else [_shared_with(grams, focus, rare_limit)]
     out: dict[Pair, float] = {}
-    for start in range(0, len(targets), _CHUNK):
-        chunk = targets[start : start + _CHUNK]
-        sims = (pruned[chunk] @ transposed).tocsr()
-        for r, a in enumerate(chunk):
-            lo, hi = sims.indptr[r], sims.indptr[r + 1]
-            cols_r, vals_r = sims.indices[lo:hi], sims.data[lo:hi]
-            good = (vals_r >= min_cosine) & (cols_r != a)
-            cols_r, vals_r = cols_r[good], vals_r[good]
-            if cols_r.size > TRIGRAM_PER_ROW:
-                top = np.argpartition(-vals_r, TRIGRAM_PER_ROW - 1)[:TRIGRAM_PER_ROW]
-                cols_r, vals_r = cols_r[top], vals_r[top]
-            for b, value in zip(cols_r.tolist(), vals_r.tolist()):
-                key = (int(a), b) if a < b else (b, int(a))
-                out[key] = max(out.get(key, 0.0), float(value))
+    for a, b, count in shared:
+        _keep_best(out, a, b, count, sizes, min_cosine)
     return out
+
+
+def _all_shared(grams: pl.DataFrame, n: int, rare_limit: float) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(a, b, rare grams shared) for every a, a sparse product a row chunk at a time (memory stays flat)."""
+    df = grams.group_by("key").len()
+    rare = df.filter(pl.col("len") <= rare_limit).select("key").with_row_index("col")
+    kept = grams.join(rare, on="key")
+    rows, cols = kept["row"].to_numpy(), kept["col"].cast(pl.Int64).to_numpy()
+    matrix = sp.csr_matrix((np.ones(rows.size, dtype=np.float32), (rows, cols)), shape=(n, max(rare.height, 1)))
+    transposed = matrix.T.tocsr()
+    for start in range(0, n, _CHUNK):
+        counts = (matrix[start : start + _CHUNK] @ transposed).tocoo()  # small integers: exact in float32
+        yield counts.row.astype(np.int64) + start, counts.col.astype(np.int64), np.rint(counts.data).astype(np.int64)
+
+
+def _shared_with(grams: pl.DataFrame, focus: set[int], rare_limit: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(a, b, rare grams shared) for a in ``focus``: joins over the grams the focus holds, never the whole matrix."""
+    mine = grams.filter(pl.col("row").is_in(sorted(focus)))
+    holders = grams.filter(pl.col("key").is_in(mine["key"].unique()))  # every entity holding a gram of the focus
+    rare = holders.group_by("key").len().filter(pl.col("len") <= rare_limit).select("key")
+    counts = (mine.join(rare, on="key").rename({"row": "a"})
+              .join(holders.rename({"row": "b"}), on="key").group_by("a", "b").len())
+    return counts["a"].to_numpy(), counts["b"].to_numpy(), counts["len"].cast(pl.Int64).to_numpy()
+
+
+def _keep_best(out: dict[Pair, float], a: np.ndarray, b: np.ndarray, count: np.ndarray, sizes: np.ndarray,
+               min_cosine: float) -> None:
+    """Add each a's best ``TRIGRAM_PER_ROW`` partners b at ``min_cosine`` or above (ties: the lower b)."""
+    product = sizes[a].astype(np.float64) * sizes[b]
+    good = (a != b) & (count.astype(np.float64) ** 2 >= min_cosine * min_cosine * product)
+    a, b, cosine = a[good], b[good], count[good] / np.sqrt(product[good])
+    order = np.lexsort((b, -cosine, a))
+    a, b, cosine = a[order], b[order], cosine[order]
+    starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+    rank = np.arange(a.size) - np.repeat(starts, np.diff(np.r_[starts, a.size]))
+    top = rank < TRIGRAM_PER_ROW
+    for x, y, value in zip(a[top].tolist(), b[top].tolist(), cosine[top].tolist()):
+        key = (x, y) if x < y else (y, x)
+        out[key] = max(out.get(key, 0.0), value)
 
 
 def candidate_pairs(view: EntityView, focus: Iterable[int] | None = None,

@@ -6,6 +6,7 @@ import itertools
 import random
 
 from engram_lab.resolve import names as nm
+from engram_lab.resolve import candidates
 from engram_lab.resolve.candidates import TRIGRAM_MIN_COSINE, candidate_pairs, key_blocks, trigram_pairs
 from engram_lab.resolve.evidence import AUTO_SAME, REVIEW, Expansions, score_pair
 from tests.resolve.helpers import index_of, view_of
@@ -105,6 +106,28 @@ def test_trigram_blocking_agrees_with_brute_force_when_nothing_is_pruned():
     ordered = view.names
     found = set(trigram_pairs(view))
     assert found == _brute_force(ordered, TRIGRAM_MIN_COSINE)
+
+
+def test_a_focused_trigram_pass_finds_for_its_entities_what_the_full_pass_finds(monkeypatch):
+    monkeypatch.setattr(candidates, "TRIGRAM_PER_ROW", 3)  # rows have more partners than are kept
+    rng = random.Random(11)  # a shared suffix in over 20 names: its grams are pruned
+    names = sorted({"".join(rng.choice("abcde") for _ in range(rng.randint(5, 7))) + rng.choice([" mill", ""])
+                    for _ in range(160)})
+    view = view_of([(f"d{i}", n, "Concept") for i, n in enumerate(names)])
+
+    def merged(parts):  # type: ignore[no-untyped-def]
+        out: dict = {}
+        for part in parts:
+            for pair, value in part.items():
+                out[pair] = max(out.get(pair, 0.0), value)
+        return out
+
+    single = [trigram_pairs(view, {a}, min_cosine=0.3) for a in range(view.size)]
+    assert max(len(found) for found in single) == 3
+    assert trigram_pairs(view, min_cosine=0.3) == merged(single)
+    for _ in range(3):
+        focus = set(rng.sample(range(view.size), 15))
+        assert trigram_pairs(view, focus, min_cosine=0.3) == merged(single[a] for a in focus)
 
 
 def test_blocking_is_far_from_all_pairs():
