@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields
+from functools import cached_property
 from typing import Any
 
 import polars as pl
@@ -66,23 +67,38 @@ class Expansions:
     """How many different long names each short form (acronym, initials, surname) could stand for.
 
     Spellings the typo rule would merge automatically count as one name, so a misspelt
-    'Nothern Estuary Research Institute' does not make 'NERI' ambiguous.
+    'Nothern Estuary Research Institute' does not make 'NERI' ambiguous. Only a short form some entity is
+    written as is ever counted, so only those are tabled (a few hundred of the 100,000-note benchmark's 580,000
+    entities; tabling every long name's surname took a second per edit).
     """
 
     def __init__(self, view: EntityView) -> None:
         self.acronym: dict[str, set[str]] = {}
         self.initials: dict[str, set[str]] = {}
         self.surname: dict[str, set[str]] = {}
-        keys = view.name_keys.forms  # derived once per set of labels (``name_keys.py``)
-        self.forms = forms = keys["form"].to_list()  # each entity's loose name, by index
-        self._person = dict(zip(forms, view.kinds))
-        for table, column in ((self.acronym, "long_acronym"), (self.initials, "long_initials"), (self.surname, "long_surname")):
-            grouped = keys.select(pl.col(column).alias("key"), "form").drop_nulls("key").group_by("key").agg(pl.col("form").unique())
+        keys = view.name_keys.forms.with_columns(kind=view.frame["kind"])  # derived once per set of labels (``name_keys.py``)
+        for table, kind in ((self.acronym, "acronym"), (self.initials, "initials"), (self.surname, "surname")):
+            written = keys.select(pl.col(f"short_{kind}").alias("key")).drop_nulls().unique()
+            grouped = (keys.select(pl.col(f"long_{kind}").alias("key"), "form").join(written, on="key", how="semi")
+                       .group_by("key").agg(pl.col("form").unique()))
             table.update((key, set(found)) for key, found in zip(grouped["key"].to_list(), grouped["form"].to_list()))
+        # The kind of each long form counted (the last entity's, where one spelling has several kinds).
+        counted = {form for table in (self.acronym, self.initials, self.surname) for found in table.values() for form in found}
+        kinds = keys.filter(pl.col("form").is_in(sorted(counted))).select("form", "kind")
+        self._person = dict(zip(kinds["form"].to_list(), kinds["kind"].to_list()))
         # How many notes write each spelling, whatever kind the extractor gave it (one name, several IRIs).
-        counted = (view.frame.select(pl.Series("form", forms, dtype=pl.String), "doc_ids").explode("doc_ids")
-                   .group_by("form").agg(pl.col("doc_ids").drop_nulls().n_unique().alias("notes")))
-        self.notes_writing: dict[str, int] = dict(zip(counted["form"].to_list(), counted["notes"].to_list()))
+        self.writing = (view.frame.select(keys["form"], "doc_ids").explode("doc_ids")
+                        .group_by("form").agg(pl.col("doc_ids").drop_nulls().n_unique().cast(pl.Int64).alias("notes")))
+
+    @cached_property
+    def notes_writing(self) -> dict[str, int]:
+        """Spelling -> notes writing it (``writing`` as a mapping, for the typo rule's pairs)."""
+        return dict(zip(self.writing["form"].to_list(), self.writing["notes"].to_list()))
+
+    def notes_writing_rows(self, forms: pl.Series) -> pl.Series:
+        """How many notes write each of ``forms`` (0 for one no entity has)."""
+        return (forms.to_frame("form").join(self.writing, on="form", how="left", maintain_order="left")["notes"]
+                .fill_null(0).alias("writing"))
 
     def count_inputs(self, table: dict[str, set[str]], key: str) -> tuple[tuple[str, str], ...]:
         """What ``count`` reads for ``key``: its long forms and their kinds (a digest of these moves whenever the count can)."""
