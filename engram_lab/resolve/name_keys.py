@@ -104,26 +104,36 @@ _SCHEMA = {"entity_iri": pl.String, "labels": pl.List(pl.String), **{c: pl.Strin
            "kinds": pl.List(pl.String), "keys": pl.List(pl.String)}
 
 
-# The last key table of each memo file in this process, and how many of its rows were derived since the file was
-# written: a long-lived process (kernel, server) reads the file once, not per edit (0.27 s of each at 10,000 notes),
-# and writes it when derivations accumulate. Rows are a function of their labels, so a table another process has
-# since rewritten holds no row that is wrong for us.
-_KEPT: dict[Path, tuple[pl.DataFrame, int]] = {}
+# The last key table of each memo file in this process, its lookup (``_lookup``), and how many of its rows were
+# derived since the file was written: a long-lived process (kernel, server) reads the file once, not per edit (0.27 s
+# of each at 10,000 notes), and writes it when derivations accumulate. Rows are a function of their labels, so a
+# table another process has since rewritten holds no row that is wrong for us.
+_KEPT: dict[Path, tuple[pl.DataFrame, pl.DataFrame, int]] = {}
 KEPT_MEMOS = 4  # vaults
+_HASH_SEED = 18
+MAX_PIECES = 256  # slices a kept table may be made of before it is copied into one
 
 
-def _read_memo(path: Path | None) -> pl.DataFrame | None:
+def _hashed(frame: pl.DataFrame) -> pl.DataFrame:
+    """entity_iri and a hash of its labels: rows are matched by these, not by joining lists of strings (which took
+    10 s per edit for the 100,000-note benchmark's 580,000 entities). A collision of 64-bit hashes between an
+    entity's old and new labels is the one way to a stale key."""
+    return frame.select("entity_iri", labels_hash=pl.col("labels").hash(seed=_HASH_SEED))
+
+
+def _read_memo(path: Path | None) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The memo table and its lookup (entity_iri, labels_hash, at: the row), or None."""
     if path is None:
         return None
     if (kept := _KEPT.get(path)) is not None:
-        return kept[0]
+        return kept[0], kept[1]
     if not path.exists():
         return None
     try:
         memo = pl.read_parquet(path)
     except Exception:  # noqa: BLE001 - a damaged memo is derived again, never trusted
         return None
-    return memo if dict(memo.schema) == _SCHEMA else None
+    return (memo, _hashed(memo).with_row_index("at")) if dict(memo.schema) == _SCHEMA else None
 
 
 def _derived_rows(todo: pl.DataFrame) -> pl.DataFrame:
@@ -140,36 +150,51 @@ def _derived_rows(todo: pl.DataFrame) -> pl.DataFrame:
             .with_columns(pl.col("kinds", "keys").fill_null([])).select(list(_SCHEMA)))
 
 
+def _rows_at(table: pl.DataFrame, at: np.ndarray) -> pl.DataFrame:
+    """``table``'s rows ``at``, as slices of it where ``at`` runs on (an edit moves a few rows, and gathering lists
+    of strings row by row took 4 s for 580,000 entities); gathered when it is scattered, or made of many pieces."""
+    breaks = np.flatnonzero(np.diff(at.astype(np.int64)) != 1) + 1
+    starts = np.concatenate([[0], breaks]).astype(np.int64)
+    if starts.size > MAX_PIECES:
+        return table.select(pl.all().gather(pl.Series(at, dtype=pl.UInt32)))
+    ends = np.concatenate([breaks, [at.size]]).astype(np.int64)
+    pieces = [table.slice(int(at[start]), int(end - start)) for start, end in zip(starts, ends)]
+    if not pieces:
+        return table.clear()
+    joined = pl.concat(pieces, rechunk=False)
+    return joined.rechunk() if joined.n_chunks() > MAX_PIECES else joined
+
+
 def name_keys(frame: pl.DataFrame, memo: Path | None = None) -> NameKeys:
     """The keys of ``frame``'s entities (columns entity_iri, name, labels; row i = entity i), from the memo where
     the labels match and derived otherwise; the memo is rewritten when many rows were derived."""
     ours = frame.select("entity_iri", "name", pl.col("labels").fill_null([]))
+    hashed = _hashed(ours)
     stored = _read_memo(memo)
-    if stored is None:
-        stale = pl.Series([True] * ours.height, dtype=pl.Boolean)
-        rows = pl.DataFrame(schema=_SCHEMA)
-    else:
-        joined = ours.join(stored, on="entity_iri", how="left", suffix="_stored", maintain_order="left")
-        stale = (joined["labels"] != joined["labels_stored"]).fill_null(True)
-        rows = joined.filter(~stale).drop("name", "labels_stored")
-    fresh_at = stale.arg_true().to_list()
-    if fresh_at:
-        rows = pl.concat([rows.select(list(_SCHEMA)), _derived_rows(ours[fresh_at])])
-    full = ours.select("entity_iri").with_row_index("row").join(rows, on="entity_iri", how="left").sort("row")
+    table, at = pl.DataFrame(schema=_SCHEMA), pl.Series("at", [None] * ours.height, dtype=pl.UInt32)
+    if stored is not None:
+        table, lookup = stored
+        matched = hashed.join(lookup, on="entity_iri", how="left", suffix="_stored", maintain_order="left")
+        at = matched.select(pl.when(pl.col("labels_hash") == pl.col("labels_hash_stored")).then(pl.col("at")))["at"]
+    fresh_at = at.is_null().arg_true()
+    if fresh_at.len():
+        at = at.scatter(fresh_at, pl.int_range(table.height, table.height + fresh_at.len(), dtype=pl.UInt32, eager=True))
+        table = pl.concat([table, _derived_rows(ours[fresh_at])])
+    full = _rows_at(table, at.to_numpy())  # row i is entity i
     if memo is not None:
-        _remember(memo, full.select(list(_SCHEMA)), len(fresh_at), first=stored is None and ours.height > 0)
-    keys = full.select("row", kind="kinds", key="keys").explode("kind", "key").drop_nulls("key")
+        _remember(memo, full, hashed.with_row_index("at"), fresh_at.len(), first=stored is None and ours.height > 0)
+    keys = full.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"), kind="kinds", key="keys").explode("kind", "key").drop_nulls("key")
     return NameKeys(full.select(FORM_COLUMNS), keys)
 
 
-def _remember(memo: Path, table: pl.DataFrame, derived: int, first: bool) -> None:
+def _remember(memo: Path, table: pl.DataFrame, lookup: pl.DataFrame, derived: int, first: bool) -> None:
     """Keep ``table`` as this process's memo; write the file when there was none (``first``) or when the rows
     derived since its last write reach ``REWRITE_AFTER``."""
-    pending = derived + (_KEPT[memo][1] if memo in _KEPT else 0)
+    pending = derived + (_KEPT[memo][2] if memo in _KEPT else 0)
     if first or pending >= REWRITE_AFTER:
         write_parquet_atomic(table, memo)
         pending = 0
     _KEPT.pop(memo, None)
-    _KEPT[memo] = (table, pending)
+    _KEPT[memo] = (table, lookup, pending)
     while len(_KEPT) > KEPT_MEMOS:
         _KEPT.pop(next(iter(_KEPT)))
