@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # the judge's module imports the openai client: only a run wi
 RETRIEVAL_INDEX = "retrieval"  # the published retrieval index supplies label-embedding neighbours
 ANALYSIS_DIR = "analysis"  # under .engram: what the analysis remembers between passes (derived, rebuildable)
 OVERLAY_DIGEST = "overlay_digest"  # meta key: the judgments the overlay graph was last written with
+FULL_PASS_SHARE = 0.5  # a focus holding more of the entities than this runs as the full pass
 
 
 @dataclass
@@ -140,6 +141,8 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
         moved, gone = moved_entities(stored, digests)
         focus = None if changed_docs is None else {
             i for i, (iri, docs) in enumerate(zip(view.iris, view.doc_sets)) if iri in moved or not docs.isdisjoint(changed_docs)}
+        if focus is not None and len(focus) > FULL_PASS_SHARE * view.size:
+            focus = None  # most of the vault moved (a first run, say): the full pass does the same work in bulk
         embedding = embedding_neighbours(vault, view, focus)
         report.embedding_leg = bool(embedding)
         scored = score_candidates(view, focus, embedding, expansions) if focus is None or focus else []

@@ -103,3 +103,24 @@ def test_a_rolled_back_record_is_never_kept(vault):
         assert stored_digests(conn) == {} == _recorded_table(conn)
     finally:
         conn.close()
+
+
+def test_a_focus_holding_most_of_the_vault_runs_as_the_full_pass(vault, write, monkeypatch):
+    from engram_lab.indexer import index_vault
+    from engram_lab.resolve import run
+    from engram_lab.state.documents import DocumentTable
+
+    for i, (person, org) in enumerate([("Marta Hall", "Acme Corp"), ("Ivo Berg", "Delta Labs"), ("Ana Ruiz", "Kite Works")]):
+        write(f"n{i}.md", f"# Note {i}\n\n{person} works for {org}.\n")
+    index_vault(vault, progress=False)
+    conn = open_ledger(vault)
+    try:
+        docs = {row.doc_id for row in DocumentTable(conn).all()}
+    finally:
+        conn.close()
+    focuses: list = []
+    real = run.score_candidates
+    monkeypatch.setattr(run, "score_candidates", lambda view, focus, *rest: focuses.append(focus) or real(view, focus, *rest))
+    run.analyse_vault(vault, changed_docs=docs)  # a first run: every note is new
+    run.analyse_vault(vault, changed_docs={sorted(docs)[0]})
+    assert focuses[0] is None and 0 < len(focuses[1]) <= 3  # the one note's entities
