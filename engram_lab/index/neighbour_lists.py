@@ -44,17 +44,65 @@ class NeighbourLists:
         sums = np.where(valid, top, 0.0).sum(axis=1, dtype=np.float64)
         return np.where(counts > 0, sums / np.maximum(counts, 1), 0.0).astype(np.float32)
 
-    def pairs_above(self, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Pairs (a < b) where one is in the other's list with cosine >= ``threshold``, deduplicated and sorted."""
-        rows, cols = np.nonzero((self.cosines >= threshold) & (self.indices >= 0))
-        other = self.indices[rows, cols]
-        a, b = np.minimum(rows, other), np.maximum(rows, other)
-        cos = self.cosines[rows, cols]
-        order = np.argsort(a * self.indices.shape[0] + b, kind="stable")  # as lexsort((b, a)), in half the time
-        a, b, cos = a[order], b[order], cos[order]
-        first = np.ones(a.shape[0], dtype=bool)
-        first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
-        return a[first], b[first], cos[first].astype(np.float64)
+    def pairs_above(self, threshold: float, rows: np.ndarray | None = None) -> Pairs:
+        """Pairs (a < b) where one is in the other's list with cosine >= ``threshold``, deduplicated and sorted
+        (only those from the lists of ``rows``, when given)."""
+        indices, cosines = (self.indices, self.cosines) if rows is None else (self.indices[rows], self.cosines[rows])
+        at, cols = np.nonzero((cosines >= threshold) & (indices >= 0))
+        own = at if rows is None else rows[at]
+        other = indices[at, cols]
+        return _sorted_unique(np.minimum(own, other), np.maximum(own, other), cosines[at, cols], self.indices.shape[0])
+
+
+Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]  # a < b (row indices) and their cosine (float64)
+
+
+def _sorted_unique(a: np.ndarray, b: np.ndarray, cos: np.ndarray, n: int) -> Pairs:
+    order = np.argsort(a * n + b, kind="stable")  # as lexsort((b, a)), in half the time
+    a, b, cos = a[order], b[order], cos[order]
+    first = np.ones(a.shape[0], dtype=bool)
+    first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    return a[first], b[first], cos[first].astype(np.float64)
+
+
+def _old_to_new(origin: np.ndarray, old_rows: int) -> np.ndarray:
+    """Per old row, the new row keeping its vector, or -1 (the extra last slot maps padding, -1, to -1)."""
+    remap = np.full(old_rows + 1, -1, dtype=np.int64)
+    kept = np.flatnonzero(origin >= 0)
+    remap[origin[kept]] = kept
+    return remap
+
+
+def patch_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, new: NeighbourLists, threshold: float) -> Pairs:
+    """``new.pairs_above(threshold)`` from ``old_pairs`` (``old.pairs_above(threshold)``), ``new`` being ``old``
+    patched by ``origin`` (``patch_neighbour_lists``): only the lists that moved are read (at 89,000 entities the
+    full pass sorted two million list entries on every edit).
+
+    A pair of two rows whose lists did not move stands as it was; a pair with one such row stands when that row's
+    list still holds the other; every other pair comes from the moved lists."""
+    n = new.indices.shape[0]
+    remap = _old_to_new(origin, old.indices.shape[0])
+    kept = np.flatnonzero(origin >= 0)
+    moved = np.ones(n, dtype=bool)
+    moved[kept] = (remap[old.indices[origin[kept]]] != new.indices[kept]).any(axis=1)
+    a, b, cos = old_pairs
+    a, b = remap[a], remap[b]
+    alive = (a >= 0) & (b >= 0)
+    a, b, cos = np.minimum(a[alive], b[alive]), np.maximum(a[alive], b[alive]), cos[alive]
+    stands = ~moved[a] & ~moved[b]
+    one = np.flatnonzero(moved[a] ^ moved[b])
+    still = np.where(moved[a[one]], b[one], a[one])
+    other = np.where(moved[a[one]], a[one], b[one])
+    stands[one] = ((new.indices[still] == other[:, None]) & (new.cosines[still] >= threshold)).any(axis=1)
+    a, b, cos = a[stands], b[stands], cos[stands]
+    fresh_a, fresh_b, fresh_cos = new.pairs_above(threshold, np.flatnonzero(moved))
+    if a.size > 1 and not (np.diff(a * n + b) > 0).all():  # the remap kept no order (never so for sorted entity rows)
+        return _sorted_unique(np.concatenate([a, fresh_a]), np.concatenate([b, fresh_b]), np.concatenate([cos, fresh_cos]), n)
+    keys, fresh = a * n + b, fresh_a * n + fresh_b
+    at = np.searchsorted(keys, fresh)
+    new_pair = (at >= keys.size) | (keys[np.minimum(at, max(keys.size - 1, 0))] != fresh) if keys.size else np.ones(fresh.size, dtype=bool)
+    at, fresh_a, fresh_b, fresh_cos = at[new_pair], fresh_a[new_pair], fresh_b[new_pair], fresh_cos[new_pair]
+    return np.insert(a, at, fresh_a), np.insert(b, at, fresh_b), np.insert(cos, at, fresh_cos)
 
 
 def _best_first(indices: np.ndarray, cosines: np.ndarray, k: int) -> NeighbourLists:
@@ -109,9 +157,8 @@ def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.n
     to the order of equal cosines.
     """
     n, k = vectors.shape[0], old.k
-    remap = np.full(old.indices.shape[0] + 1, -1, dtype=np.int64)  # the extra last slot maps padding (-1) to -1
+    remap = _old_to_new(origin, old.indices.shape[0])
     kept = np.flatnonzero(origin >= 0)
-    remap[origin[kept]] = kept
     indices = remap[old.indices[origin[kept]]]
     cosines = old.cosines[origin[kept]]
     broken = ((indices < 0) & (old.indices[origin[kept]] >= 0)).any(axis=1)

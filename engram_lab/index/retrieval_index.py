@@ -30,7 +30,7 @@ from engram_lab.index.chunks import Chunk, section_chunks
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
 from engram_lab.index.note_links import NoteLinkResolver
-from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists
+from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists, patch_pairs
 from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, NEIGHBOURS, StageProgress
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import recall, remember
@@ -45,6 +45,7 @@ from engram_lab.vault.note_date import date_in_file_name
 RETRIEVAL_INDEX = "retrieval"
 INDEX_FORMAT = 14  # bump when the saved layout changes: older folders are rebuilt, not misread
 SYNONYM_NEIGHBOURS = 32
+SYNONYM_FLOOR = 0.75  # the lowest synonym threshold in use: pairs above it are kept (a patch assumes the same floor)
 
 
 @dataclass
@@ -272,9 +273,16 @@ def passage_text(title: str, text: str) -> str:
     return f"{title}\n{text}"
 
 
-def synonym_frame(lists: NeighbourLists, threshold: float) -> pl.DataFrame:
-    """Entity pairs (a < b) among each other's nearest neighbours with cosine >= ``threshold``."""
-    a, b, cosine = lists.pairs_above(threshold)
+def synonym_frame(lists: NeighbourLists, threshold: float, previous: RetrievalData | None = None,
+                  origin: np.ndarray | None = None) -> pl.DataFrame:
+    """Entity pairs (a < b) among each other's nearest neighbours with cosine >= ``threshold``; patched from
+    ``previous``'s (built at the same threshold) when ``lists`` were patched from its lists by ``origin``."""
+    if previous is None or origin is None:
+        a, b, cosine = lists.pairs_above(threshold)
+    else:
+        old = previous.synonym_pairs
+        old_pairs = (old["a"].to_numpy(), old["b"].to_numpy(), old["cosine"].to_numpy())
+        a, b, cosine = patch_pairs(old_pairs, previous.entity_lists, origin, lists, threshold)
     return pl.DataFrame({"a": a, "b": b, "cosine": cosine}, schema={"a": pl.Int64, "b": pl.Int64, "cosine": pl.Float64})
 
 
@@ -283,7 +291,7 @@ def _passage_texts(documents: pl.DataFrame, sections: pl.DataFrame) -> list[str]
     return [passage_text(titles[d], t) for d, t in zip(sections["doc_id"].to_list(), sections["text"].to_list())]
 
 
-def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_floor: float = 0.75,
+def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
                          progress: StageProgress | None = None,
                          previous: RetrievalData | None = None) -> tuple[RetrievalData, int]:
     """The data, and the ledger generation it was read at; ``progress`` is told each stage (embeddings, neighbours).
@@ -366,7 +374,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path, synonym_
         section_vectors=vectors["section"], section_density=lists["section"].densities(),
         entity_vectors=vectors["entity"], entity_density=lists["entity"].densities(),
         fact_vectors=vectors["fact"], fact_density=lists["fact"].densities(),
-        synonym_pairs=synonym_frame(lists["entity"], synonym_floor),
+        synonym_pairs=synonym_frame(lists["entity"], SYNONYM_FLOOR, previous, origins["entity"]),
         section_lists=lists["section"], entity_lists=lists["entity"], fact_lists=lists["fact"],
     )
     return data, generation

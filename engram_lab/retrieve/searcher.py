@@ -34,7 +34,7 @@ from engram_lab.retrieve.fact_filter import LLMFactFilter
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.hipporag2 import AnchorGraph, anchor_graph, hipporag2_rank
 from engram_lab.retrieve.keyword_search import KeywordSearcher, keyword_results
-from engram_lab.retrieve.lexical import LexicalMatcher
+from engram_lab.retrieve.lexical import match_names
 from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges
 from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
 from engram_lab.retrieve.results import SearchResult, assemble_context
@@ -77,7 +77,6 @@ class Searcher:
         self._behind: tuple[Path, int, ChangedNotes] | None = None  # (index folder, ledger generation, what differs)
         self._keyword: KeywordIndex | None = None
         self._keyword_folder: Path | None = None
-        self._lexical: LexicalMatcher | None = None
         self._walks: dict[tuple[object, ...], WalkGraph] = {}
         self._keyword_searcher: KeywordSearcher | None = None
         self._anchor: tuple[RetrievalData, np.ndarray, AnchorGraph] | None = None
@@ -108,7 +107,6 @@ class Searcher:
             return None
         if self._data is None or self._data.folder != folder:
             self._data = load(folder)
-            self._lexical = None
             self._walks = {}
             if self._keyword_folder is None:
                 self._keyword = None
@@ -152,15 +150,9 @@ class Searcher:
             self._walk(data, settings, overlay=self._current_overlay(counters.overlay))
         if progress is not None:
             progress.advance()
-        self._lexical_matcher(data)
+        match_names(data, "")  # patches the vault's name matcher to this index
         if progress is not None:
             progress.advance()
-
-    def _lexical_matcher(self, data: RetrievalData) -> LexicalMatcher:
-        if self._lexical is None:
-            names, aliases = data.entities["name"].to_list(), data.entities["aliases"].to_list()
-            self._lexical = LexicalMatcher([[n, *(a or [])] for n, a in zip(names, aliases)])
-        return self._lexical
 
     def _anchor_index(self, data: RetrievalData) -> tuple[np.ndarray, AnchorGraph]:
         """HippoRAG 2's fact vectors (its own text form, cached on disk) and graph, built on the first hipporag2 search."""
@@ -271,7 +263,7 @@ class Searcher:
                     bm25[row] = hit.score
         lexical = {}
         if settings.lexical > 0:
-            lexical = self._lexical_matcher(data).match(query, fuzzy=settings.lexical_fuzzy)
+            lexical = match_names(data, query, fuzzy=settings.lexical_fuzzy)
         entity_cos = data.entity_vectors @ q if q is not None and data.entity_vectors.size else None
         fact_cos = data.fact_vectors @ q if q is not None and data.fact_vectors.size else None
         if mode == "dense":

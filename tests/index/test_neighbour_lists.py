@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from engram_lab.index.neighbour_lists import build_neighbour_lists, patch_neighbour_lists
+from engram_lab.index.neighbour_lists import build_neighbour_lists, patch_neighbour_lists, patch_pairs
 from engram_lab.index.vector_reuse import match_rows, reuse_vectors
 from engram_lab.retrieve.csls import local_density
 
@@ -36,15 +36,40 @@ def test_patched_lists_equal_built_lists(n, k, removed, changed, added):
     rng = np.random.default_rng(n + k + removed)
     old = unit(rng, n)
     vectors, origin = edited(rng, old, removed, changed, added)
-    patched = patch_neighbour_lists(build_neighbour_lists(old, k), origin, vectors)
+    before = build_neighbour_lists(old, k)
+    patched = patch_neighbour_lists(before, origin, vectors)
     built = build_neighbour_lists(vectors, k)
     np.testing.assert_allclose(patched.cosines, built.cosines, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(patched.densities(), built.densities(), rtol=1e-5, atol=1e-6)
     for threshold in (0.0, 0.3, 0.6):
-        got, want = patched.pairs_above(threshold), built.pairs_above(threshold)
-        np.testing.assert_array_equal(got[0], want[0])
-        np.testing.assert_array_equal(got[1], want[1])
-        np.testing.assert_allclose(got[2], want[2], rtol=1e-5)
+        want = built.pairs_above(threshold)
+        assert_same_pairs(patched.pairs_above(threshold), want)
+        assert_same_pairs(patch_pairs(before.pairs_above(threshold), before, origin, patched, threshold), want)
+
+
+def assert_same_pairs(got, want):  # type: ignore[no-untyped-def]
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pairs_patched_in_row_order_equal_pairs_of_built_lists(seed):
+    """As entity rows move (sorted by IRI): kept rows keep their order, new rows fall between them."""
+    rng = np.random.default_rng(seed)
+    old = unit(rng, 150, dim=6)  # few dimensions: many close pairs
+    keep = np.sort(rng.choice(150, size=150 - int(rng.integers(0, 8)), replace=False))
+    vectors, origin = old[keep].copy(), keep.copy()
+    changed = rng.choice(keep.size, size=int(rng.integers(0, 4)), replace=False)
+    vectors[changed], origin[changed] = unit(rng, changed.size, 6), -1
+    for _ in range(int(rng.integers(0, 6))):
+        at = int(rng.integers(0, vectors.shape[0] + 1))
+        vectors, origin = np.insert(vectors, at, unit(rng, 1, 6), axis=0), np.insert(origin, at, -1)
+    before = build_neighbour_lists(old, 8)
+    patched = patch_neighbour_lists(before, origin, vectors)
+    for threshold in (0.5, 0.8, 0.95):
+        assert_same_pairs(patch_pairs(before.pairs_above(threshold), before, origin, patched, threshold),
+                          build_neighbour_lists(vectors, 8).pairs_above(threshold))
 
 
 def test_densities_are_the_csls_local_densities():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -11,12 +13,38 @@ from engram_lab.retrieve.settings import settings_for
 
 
 def test_exact_normalised_and_fuzzy_matches():
-    matcher = LexicalMatcher([["Marta Hallberg"], ["Northern Estuary Research Institute", "NERI"]])
-    assert matcher.match("What did marta hallberg say?") == {0: 1.0}
-    assert matcher.match("Where is NERI?", fuzzy=False) == {1: 1.0}
-    fuzzy = matcher.match("What did Marta Halberg say?")
+    matcher = LexicalMatcher({"e:marta": ["Marta Hallberg"], "e:neri": ["Northern Estuary Research Institute", "NERI"]})
+    position = {"e:marta": 0, "e:neri": 1}
+    assert matcher.match("What did marta hallberg say?", position) == {0: 1.0}
+    assert matcher.match("Where is NERI?", position, fuzzy=False) == {1: 1.0}
+    fuzzy = matcher.match("What did Marta Halberg say?", position)
     assert 0 in fuzzy and 0.85 <= fuzzy[0] < 1.0
-    assert matcher.match("What did Marta Halberg say?", fuzzy=False) == {}
+    assert matcher.match("What did Marta Halberg say?", position, fuzzy=False) == {}
+
+
+def test_a_patched_matcher_equals_one_built_from_the_labels_it_ends_with():
+    rng = random.Random(7)
+    words = ["Hall", "Hallberg", "Marta", "Mill", "Reach", "NERI", "Acme", "Acme Corp", "Halberg", "Institute"]
+
+    def labels() -> list[str]:
+        return [" ".join(rng.sample(words, rng.randint(1, 2))) for _ in range(rng.randint(1, 3))]
+
+    current = {f"e:{i}": labels() for i in range(30)}
+    matcher = LexicalMatcher(current)
+    queries = [" ".join(rng.sample(words, 3)) for _ in range(40)]
+    for _ in range(25):
+        gone = rng.sample(sorted(current), rng.randint(0, 3))
+        for iri in gone:
+            del current[iri]
+        changed = {f"e:{rng.randint(0, 45)}": labels() for _ in range(rng.randint(0, 4))}
+        current |= changed
+        matcher.patch(gone, changed)
+        built = LexicalMatcher(current)
+        position = {iri: i for i, iri in enumerate(sorted(current))}
+        assert {n: sorted(i) for n, i in matcher.exact.items()} == {n: sorted(i) for n, i in built.exact.items()}
+        assert {p: sorted(n) for p, n in matcher.by_prefix.items() if n} == {p: sorted(n) for p, n in built.by_prefix.items() if n}
+        for query in queries:
+            assert matcher.match(query, position) == built.match(query, position)
 
 
 def test_auto_mode_walks_to_a_looser_tolerance_without_fuzzy_names():
