@@ -30,6 +30,7 @@ from engram_lab.graph import vocabulary as v
 from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.index.derived import index_dir
 from engram_lab.index.publish import current_index_dir
+from engram_lab.index.retrieval_index import layout_is_current, synonym_pairs_and_entities
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.resolve.candidates import Pair, candidate_pairs
 from engram_lab.resolve.entities import EntityView, entity_view
@@ -96,12 +97,13 @@ def embedding_neighbours(vault: Path, view: EntityView, focus: set[int] | None =
     ``focus``, only the pairs touching it (the only ones a focused pass scores: 1.3 million pairs on the
     10,000-note benchmark, a few hundred for one edited note)."""
     folder = current_index_dir(index_dir(vault), RETRIEVAL_INDEX)
-    if folder is None or not (folder / "synonym_pairs.parquet").exists():
+    found = synonym_pairs_and_entities(folder) if folder is not None and layout_is_current(folder) else None
+    if found is None:
         return {}
+    pairs, iris = found
     rows = view.frame.select("entity_iri").with_row_index("ours")
-    ours = (pl.read_parquet(folder / "entities.parquet", columns=["entity_iri"])  # index row -> our entity, or -1
+    ours = (iris.to_frame("entity_iri")  # index row -> our entity, or -1
             .join(rows, on="entity_iri", how="left", maintain_order="left")["ours"].cast(pl.Int64).fill_null(-1).to_numpy())
-    pairs = pl.read_parquet(folder / "synonym_pairs.parquet")
     x, y = ours[pairs["a"].to_numpy()], ours[pairs["b"].to_numpy()]
     keep = (x >= 0) & (y >= 0) & (x != y)
     if focus is not None:

@@ -124,3 +124,26 @@ def test_a_focus_holding_most_of_the_vault_runs_as_the_full_pass(vault, write, m
     run.analyse_vault(vault, changed_docs=docs)  # a first run: every note is new
     run.analyse_vault(vault, changed_docs={sorted(docs)[0]})
     assert focuses[0] is None and 0 < len(focuses[1]) <= 3  # the one note's entities
+
+
+def test_label_embedding_neighbours_come_from_the_published_index_in_process_and_from_disk(vault, write):
+    from engram_lab.index.recent import forget
+    from engram_lab.index.retrieval_index import refresh_retrieval_index
+    from engram_lab.indexer import index_vault
+    from engram_lab.resolve.run import embedding_neighbours, load_tables
+    from tests.retrieve.test_searcher import BagOfWordsEmbedder
+
+    write("a.md", "# Suppliers\n\nMarta Hall works for Acme Corp.\n")
+    write("b.md", "# Vendors\n\nIvo Berg works for Acme Corp Ltd.\n")
+    index_vault(vault, progress=False)
+    view = load_tables(vault).view
+    assert embedding_neighbours(vault, view) == {}  # no retrieval index yet
+    refresh_retrieval_index(vault, BagOfWordsEmbedder())
+    position = {iri: i for i, iri in enumerate(view.iris)}
+    acme, ltd = position[iri("Acme Corp", "Organization")], position[iri("Acme Corp Ltd", "Organization")]
+    pair = (min(acme, ltd), max(acme, ltd))
+    in_process = embedding_neighbours(vault, view)
+    assert in_process[pair] == pytest.approx(2 / 6 ** 0.5, rel=1e-5)  # two words of three shared
+    forget()
+    assert embedding_neighbours(vault, view) == in_process
+    assert set(embedding_neighbours(vault, view, {acme})) == {p for p in in_process if acme in p}
