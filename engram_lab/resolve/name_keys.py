@@ -108,7 +108,21 @@ _SCHEMA = {"entity_iri": pl.String, "labels": pl.List(pl.String), **{c: pl.Strin
 # derived since the file was written: a long-lived process (kernel, server) reads the file once, not per edit (0.27 s
 # of each at 10,000 notes), and writes it when derivations accumulate. Rows are a function of their labels, so a
 # table another process has since rewritten holds no row that is wrong for us.
-_KEPT: dict[Path, tuple[pl.DataFrame, pl.DataFrame, int]] = {}
+class _Exploded(NamedTuple):
+    """A memo table's keys, one row per (row, kind, key), in row order; row r's are ``keys[starts[r]:starts[r + 1]]``."""
+
+    keys: pl.DataFrame
+    starts: np.ndarray
+
+
+class _Memo(NamedTuple):
+    table: pl.DataFrame
+    lookup: pl.DataFrame  # entity_iri, labels_hash, at: the table's row
+    exploded: _Exploded | None  # the table's keys
+    pending: int  # rows derived since the file was written
+
+
+_KEPT: dict[Path, _Memo] = {}
 KEPT_MEMOS = 4  # vaults
 _HASH_SEED = 18
 MAX_PIECES = 256  # slices a kept table may be made of before it is copied into one
@@ -121,19 +135,19 @@ def _hashed(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select("entity_iri", labels_hash=pl.col("labels").hash(seed=_HASH_SEED))
 
 
-def _read_memo(path: Path | None) -> tuple[pl.DataFrame, pl.DataFrame] | None:
-    """The memo table and its lookup (entity_iri, labels_hash, at: the row), or None."""
+def _read_memo(path: Path | None) -> tuple[pl.DataFrame, pl.DataFrame, _Exploded | None] | None:
+    """The memo table, its lookup (entity_iri, labels_hash, at: the row) and its keys when kept, or None."""
     if path is None:
         return None
     if (kept := _KEPT.get(path)) is not None:
-        return kept[0], kept[1]
+        return kept.table, kept.lookup, kept.exploded
     if not path.exists():
         return None
     try:
         memo = pl.read_parquet(path)
     except Exception:  # noqa: BLE001 - a damaged memo is derived again, never trusted
         return None
-    return (memo, _hashed(memo).with_row_index("at")) if dict(memo.schema) == _SCHEMA else None
+    return (memo, _hashed(memo).with_row_index("at"), None) if dict(memo.schema) == _SCHEMA else None
 
 
 def _derived_rows(todo: pl.DataFrame) -> pl.DataFrame:
@@ -150,19 +164,58 @@ def _derived_rows(todo: pl.DataFrame) -> pl.DataFrame:
             .with_columns(pl.col("kinds", "keys").fill_null([])).select(list(_SCHEMA)))
 
 
-def _rows_at(table: pl.DataFrame, at: np.ndarray) -> pl.DataFrame:
-    """``table``'s rows ``at``, as slices of it where ``at`` runs on (an edit moves a few rows, and gathering lists
-    of strings row by row took 4 s for 580,000 entities); gathered when it is scattered, or made of many pieces."""
+def _runs(at: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where ``at`` runs on by one: (first position, length) of each run; None when it is empty or scattered over
+    more than ``MAX_PIECES`` runs (an edit moves a few rows; a new process's order may be anything)."""
     breaks = np.flatnonzero(np.diff(at.astype(np.int64)) != 1) + 1
     starts = np.concatenate([[0], breaks]).astype(np.int64)
-    if starts.size > MAX_PIECES:
-        return table.select(pl.all().gather(pl.Series(at, dtype=pl.UInt32)))
-    ends = np.concatenate([breaks, [at.size]]).astype(np.int64)
-    pieces = [table.slice(int(at[start]), int(end - start)) for start, end in zip(starts, ends)]
-    if not pieces:
-        return table.clear()
+    if not at.size or starts.size > MAX_PIECES:
+        return None
+    return starts, np.diff(np.concatenate([starts, [at.size]])).astype(np.int64)
+
+
+def _joined(pieces: list[pl.DataFrame]) -> pl.DataFrame:
     joined = pl.concat(pieces, rechunk=False)
     return joined.rechunk() if joined.n_chunks() > MAX_PIECES else joined
+
+
+def _rows_at(table: pl.DataFrame, at: np.ndarray) -> pl.DataFrame:
+    """``table``'s rows ``at``, as slices of it where ``at`` runs on (gathering lists of strings row by row took 4 s
+    for 580,000 entities); gathered when it is scattered."""
+    runs = _runs(at)
+    if runs is None:
+        return table.select(pl.all().gather(pl.Series(at, dtype=pl.UInt32)))
+    return _joined([table.slice(int(at[first]), int(length)) for first, length in zip(*runs)])
+
+
+def _explode(table: pl.DataFrame, first_row: int = 0) -> _Exploded:
+    keys = (table.select(pl.int_range(first_row, first_row + pl.len(), dtype=pl.UInt32).alias("row"), kind="kinds", key="keys")
+            .explode("kind", "key").drop_nulls("key"))
+    return _Exploded(keys, np.searchsorted(keys["row"].to_numpy(), np.arange(first_row, first_row + table.height + 1)))
+
+
+def _extended(exploded: _Exploded, rows: pl.DataFrame) -> _Exploded:
+    """``exploded`` with the keys of ``rows`` appended as the table's next rows."""
+    more = _explode(rows, first_row=exploded.starts.size - 1)
+    return _Exploded(pl.concat([exploded.keys, more.keys], rechunk=False),
+                     np.concatenate([exploded.starts, more.starts[1:] - more.starts[0] + exploded.starts[-1]]))
+
+
+def _keys_at(exploded: _Exploded, at: np.ndarray) -> _Exploded | None:
+    """The keys of the table's rows ``at``, renumbered 0, 1, ... (what exploding ``_rows_at`` gives), as slices of
+    ``exploded``: an edit exploded 1.7 million key rows again for one note at 10,000 notes. None when ``at`` is
+    scattered."""
+    runs = _runs(at)
+    if runs is None:
+        return None
+    pieces, shifts = [], []
+    for first, length in zip(*runs):
+        lo, hi = int(exploded.starts[at[first]]), int(exploded.starts[at[first] + length])
+        pieces.append(exploded.keys.slice(lo, hi - lo))
+        shifts.append(np.full(hi - lo, int(first) - int(at[first]), dtype=np.int64))
+    keys = _joined(pieces)
+    rows = keys["row"].to_numpy().astype(np.int64) + np.concatenate(shifts)
+    return _Exploded(keys.with_columns(row=pl.Series(rows, dtype=pl.UInt32)), np.searchsorted(rows, np.arange(at.size + 1)))
 
 
 def name_keys(frame: pl.DataFrame, memo: Path | None = None) -> NameKeys:
@@ -172,29 +225,32 @@ def name_keys(frame: pl.DataFrame, memo: Path | None = None) -> NameKeys:
     hashed = _hashed(ours)
     stored = _read_memo(memo)
     table, at = pl.DataFrame(schema=_SCHEMA), pl.Series("at", [None] * ours.height, dtype=pl.UInt32)
+    exploded = None
     if stored is not None:
-        table, lookup = stored
+        table, lookup, exploded = stored
         matched = hashed.join(lookup, on="entity_iri", how="left", suffix="_stored", maintain_order="left")
         at = matched.select(pl.when(pl.col("labels_hash") == pl.col("labels_hash_stored")).then(pl.col("at")))["at"]
     fresh_at = at.is_null().arg_true()
     if fresh_at.len():
         at = at.scatter(fresh_at, pl.int_range(table.height, table.height + fresh_at.len(), dtype=pl.UInt32, eager=True))
-        table = pl.concat([table, _derived_rows(ours[fresh_at])])
+        derived = _derived_rows(ours[fresh_at])
+        exploded = _extended(exploded, derived) if exploded is not None else None
+        table = pl.concat([table, derived])
     full = _rows_at(table, at.to_numpy())  # row i is entity i
+    keys = (_keys_at(exploded, at.to_numpy()) if exploded is not None else None) or _explode(full)
     if memo is not None:
-        _remember(memo, full, hashed.with_row_index("at"), fresh_at.len(), first=stored is None and ours.height > 0)
-    keys = full.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"), kind="kinds", key="keys").explode("kind", "key").drop_nulls("key")
-    return NameKeys(full.select(FORM_COLUMNS), keys)
+        _remember(memo, full, hashed.with_row_index("at"), keys, fresh_at.len(), first=stored is None and ours.height > 0)
+    return NameKeys(full.select(FORM_COLUMNS), keys.keys)
 
 
-def _remember(memo: Path, table: pl.DataFrame, lookup: pl.DataFrame, derived: int, first: bool) -> None:
+def _remember(memo: Path, table: pl.DataFrame, lookup: pl.DataFrame, exploded: _Exploded, derived: int, first: bool) -> None:
     """Keep ``table`` as this process's memo; write the file when there was none (``first``) or when the rows
     derived since its last write reach ``REWRITE_AFTER``."""
-    pending = derived + (_KEPT[memo][2] if memo in _KEPT else 0)
+    pending = derived + (_KEPT[memo].pending if memo in _KEPT else 0)
     if first or pending >= REWRITE_AFTER:
         write_parquet_atomic(table, memo)
         pending = 0
     _KEPT.pop(memo, None)
-    _KEPT[memo] = (table, lookup, pending)
+    _KEPT[memo] = _Memo(table, lookup, exploded, pending)
     while len(_KEPT) > KEPT_MEMOS:
         _KEPT.pop(next(iter(_KEPT)))

@@ -128,3 +128,18 @@ def test_a_long_lived_process_reads_the_memo_once_and_keeps_what_it_derived(tmp_
     nk._KEPT.clear()  # as a new process: it reads the file (absent here), and derives
     _view(memo).name_keys
     assert len(derivations) == 2 * len(VAULT) + 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_keys_kept_in_a_long_lived_process_equal_keys_derived_afresh_over_many_edits(tmp_path, monkeypatch, seed):
+    monkeypatch.setattr(nk, "MAX_PIECES", 3)  # some edits scatter the rows past it: those are gathered, not sliced
+    rng = random.Random(seed)
+    memo = tmp_path / nk.MEMO_FILE
+    pool = [("d9", name, "Organization") for name in ("Acme Corp", "ACME", "Mill Reach Trust", "MRT", "Hall Marta")]
+    for _ in range(12):
+        entities = [row for row in VAULT + pool if rng.random() < 0.8]
+        aliases = {name: rng.sample(["AR", "WHO", "Hall", "NERI"], rng.randint(0, 2)) for _, name, _ in entities if rng.random() < 0.3}
+        kept, fresh = view_of(entities, aliases=aliases), view_of(entities, aliases=aliases)
+        kept.memo = memo
+        assert kept.name_keys.keys.to_dicts() == fresh.name_keys.keys.to_dicts()
+        assert kept.name_keys.forms.to_dicts() == fresh.name_keys.forms.to_dicts()
