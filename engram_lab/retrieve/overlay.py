@@ -100,13 +100,19 @@ def _span(part: dict[str, object]) -> tuple[int, int] | None:
 
 def overlay_edges(data: RetrievalData, snapshot: OverlaySnapshot) -> pl.DataFrame:
     """Judgment edges between entity nodes present in this index (src, dst, type, weight)."""
-    index, first = data.entity_position, data.entity_node(0)  # entity i is node first + i
-    rows = []
-    for a, b, verdict in snapshot.among(data).edges:
-        if a in index and b in index and verdict in _EDGE_TYPE:
-            edge_type, weight = _EDGE_TYPE[verdict]
-            rows.append((first + index[a], first + index[b], edge_type, weight))
-    return pl.DataFrame(rows, schema={"src": pl.Int64, "dst": pl.Int64, "type": pl.String, "weight": pl.Float64}, orient="row")
+    schema = {"src": pl.Int64, "dst": pl.Int64, "type": pl.String, "weight": pl.Float64}
+    edges = snapshot.among(data).edges
+    if not edges:
+        return pl.DataFrame(schema=schema)
+    nodes = data.entities.select("entity_iri", pl.int_range(data.entity_node(0), data.entity_node(0) + pl.len(), dtype=pl.Int64).alias("node"))
+    types = pl.DataFrame({"verdict": list(_EDGE_TYPE), "type": [t for t, _ in _EDGE_TYPE.values()],
+                          "weight": [w for _, w in _EDGE_TYPE.values()]})
+    # By joins, in the judgments' order: a loop took 0.15 s of each edit's walk at 10,000 notes (23,000 merges).
+    return (pl.DataFrame(edges, schema={"a": pl.String, "b": pl.String, "verdict": pl.String}, orient="row")
+            .join(types, on="verdict", maintain_order="left")
+            .join(nodes.rename({"entity_iri": "a", "node": "src"}), on="a", maintain_order="left")
+            .join(nodes.rename({"entity_iri": "b", "node": "dst"}), on="b", maintain_order="left")
+            .select(list(schema)).cast(schema))
 
 
 def blocked_synonyms(data: RetrievalData, snapshot: OverlaySnapshot) -> set[tuple[int, int]]:

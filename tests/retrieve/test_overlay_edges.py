@@ -81,3 +81,19 @@ def test_a_judgment_on_an_entity_gone_from_the_notes_leaves_the_graph_and_return
     back = searcher._data
     pair = tuple(sorted(back.entity_position[iris[i]] for i in (a, b)))
     assert pair in blocked_synonyms(back, load_overlay(vault))
+
+
+def test_judgment_edges_name_both_nodes_with_the_verdicts_type_and_weight_in_judgment_order(vault, write):
+    engine, searcher = _setup(vault, write)
+    data = searcher._data
+    engine.judge("Ana Ruiz", "Tom Hale", "same")
+    engine.judge("Porto Velho", "Rondonia", "broader")
+    engine.judge("Blue Harbour", "Green Valley", "related")
+    snapshot = load_overlay(vault)
+    want = []
+    for a, b, verdict in snapshot.among(data).edges:  # the reference: one row per judgment in force, as a loop
+        kind, weight = {"same": ("synonym", 1.0), "broader": ("hierarchy", 1.0), "narrower": ("hierarchy", 1.0),
+                        "related": ("relation", 0.5)}[verdict]
+        want.append({"src": data.entity_node(data.entity_position[a]), "dst": data.entity_node(data.entity_position[b]),
+                     "type": kind, "weight": weight})
+    assert len(want) == 3 and overlay_edges(data, snapshot).to_dicts() == want
