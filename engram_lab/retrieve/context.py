@@ -10,6 +10,7 @@ Every line says where it came from.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,7 @@ class EvidenceLine:
     kind: str  # "relation" or "bridge"
 
 
-def bridge_entities(neighbours: dict[int, set[int]], seeds: list[int], depth: int = BRIDGE_DEPTH) -> set[int]:
+def bridge_entities(neighbours: Mapping[int, set[int]], seeds: list[int], depth: int = BRIDGE_DEPTH) -> set[int]:
     """Entities strictly inside shortest paths (at most ``depth`` hops) between pairs of seed entities."""
     bridges: set[int] = set()
     for i, source in enumerate(seeds):
