@@ -104,10 +104,6 @@ _SCHEMA = {"entity_iri": pl.String, "labels": pl.List(pl.String), **{c: pl.Strin
            "kinds": pl.List(pl.String), "keys": pl.List(pl.String)}
 
 
-# The last key table of each memo file in this process, its lookup (``_lookup``), and how many of its rows were
-# derived since the file was written: a long-lived process (kernel, server) reads the file once, not per edit (0.27 s
-# of each at 10,000 notes), and writes it when derivations accumulate. Rows are a function of their labels, so a
-# table another process has since rewritten holds no row that is wrong for us.
 class _Exploded(NamedTuple):
     """A memo table's keys, one row per (row, kind, key), in row order; row r's are ``keys[starts[r]:starts[r + 1]]``."""
 
@@ -118,10 +114,14 @@ class _Exploded(NamedTuple):
 class _Memo(NamedTuple):
     table: pl.DataFrame
     lookup: pl.DataFrame  # entity_iri, labels_hash, at: the table's row
-    exploded: _Exploded | None  # the table's keys
+    exploded: _Exploded  # the table's keys
     pending: int  # rows derived since the file was written
 
 
+# The last key table of each memo file in this process, its lookup, its exploded keys, and how many of its rows were
+# derived since the file was written: a long-lived process (kernel, server) reads the file once, not per edit (0.27 s
+# of each at 10,000 notes), and writes it when derivations accumulate. Rows are a function of their labels, so a
+# table another process has since rewritten holds no row that is wrong for us.
 _KEPT: dict[Path, _Memo] = {}
 KEPT_MEMOS = 4  # vaults
 _HASH_SEED = 18
