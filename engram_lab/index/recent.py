@@ -8,21 +8,19 @@ identifies the contents.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from pathlib import Path
 from typing import TypeVar
+
+from engram_lab.last_few import LastFew
 
 T = TypeVar("T")
 
 _KEPT = 4  # a keyword and a retrieval index per vault, for a couple of vaults
-_RECENT: OrderedDict[Path, object] = OrderedDict()
+_RECENT: LastFew[Path, object] = LastFew(_KEPT)
 
 
 def remember(folder: Path, value: object) -> None:
     _RECENT[folder] = value
-    _RECENT.move_to_end(folder)
-    while len(_RECENT) > _KEPT:
-        _RECENT.popitem(last=False)
 
 
 def recall(folder: Path, kind: type[T]) -> T | None:

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import polars as pl
 
+from engram_lab.last_few import LastFew
 from engram_lab.resolve.entities import EntityView
 from engram_lab.resolve.evidence import Expansions
 from engram_lab.state.db import DIGESTS_GENERATION, LEDGER_ID, bump_counter, read_counter, read_meta
@@ -67,17 +68,17 @@ def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
     return {iri: f"{h:016x}" for iri, h in zip(view.iris, hashes)}
 
 
-# The digests each ledger holds, as this process last read or wrote them, with the counter ``record_digests``
-# advances: an edit of the 100,000-note benchmark read all 580,000 rows back (1.7 s) to find the few that moved.
-_KEPT: dict[str, tuple[int, dict[str, str]]] = {}
-KEPT_LEDGERS = 4
-
-
 class Recorded(NamedTuple):
     """What the ledger holds once the transaction that recorded it commits (``keep_recorded``)."""
 
     generation: int
     digests: dict[str, str]
+
+
+# The digests each ledger holds, as this process last read or wrote them, with the counter ``record_digests``
+# advances: an edit of the 100,000-note benchmark read all 580,000 rows back (1.7 s) to find the few that moved.
+KEPT_LEDGERS = 4
+_KEPT: LastFew[str, Recorded] = LastFew(KEPT_LEDGERS)
 
 
 def stored_digests(conn: sqlite3.Connection) -> dict[str, str]:
@@ -113,7 +114,4 @@ def keep_recorded(conn: sqlite3.Connection, recorded: Recorded) -> None:
     ledger_id = read_meta(conn, LEDGER_ID)
     if ledger_id is None:
         return
-    _KEPT.pop(ledger_id, None)
     _KEPT[ledger_id] = recorded
-    while len(_KEPT) > KEPT_LEDGERS:
-        _KEPT.pop(next(iter(_KEPT)))

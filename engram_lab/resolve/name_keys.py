@@ -21,6 +21,7 @@ import polars as pl
 
 from engram_lab.graph.vocabulary import normalise_label
 from engram_lab.index.tables import write_parquet_atomic
+from engram_lab.last_few import LastFew
 from engram_lab.resolve import names as nm
 
 MEMO_FILE = "name_keys-v1.parquet"  # the version names the derivation: a change to it must change the name
@@ -122,8 +123,8 @@ class _Memo(NamedTuple):
 # derived since the file was written: a long-lived process (kernel, server) reads the file once, not per edit (0.27 s
 # of each at 10,000 notes), and writes it when derivations accumulate. Rows are a function of their labels, so a
 # table another process has since rewritten holds no row that is wrong for us.
-_KEPT: dict[Path, _Memo] = {}
 KEPT_MEMOS = 4  # vaults
+_KEPT: LastFew[Path, _Memo] = LastFew(KEPT_MEMOS)
 _HASH_SEED = 18
 MAX_PIECES = 256  # slices a kept table may be made of before it is copied into one
 
@@ -246,11 +247,8 @@ def name_keys(frame: pl.DataFrame, memo: Path | None = None) -> NameKeys:
 def _remember(memo: Path, table: pl.DataFrame, lookup: pl.DataFrame, exploded: _Exploded, derived: int, first: bool) -> None:
     """Keep ``table`` as this process's memo; write the file when there was none (``first``) or when the rows
     derived since its last write reach ``REWRITE_AFTER``."""
-    pending = derived + (_KEPT[memo].pending if memo in _KEPT else 0)
+    pending = derived + (kept.pending if (kept := _KEPT.get(memo)) is not None else 0)
     if first or pending >= REWRITE_AFTER:
         write_parquet_atomic(table, memo)
         pending = 0
-    _KEPT.pop(memo, None)
     _KEPT[memo] = _Memo(table, lookup, exploded, pending)
-    while len(_KEPT) > KEPT_MEMOS:
-        _KEPT.pop(next(iter(_KEPT)))

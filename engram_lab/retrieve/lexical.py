@@ -14,6 +14,7 @@ import polars as pl
 
 from engram_lab.extract.heuristic.lexicon import STOP_CAPITALS
 from engram_lab.graph.vocabulary import normalise_label
+from engram_lab.last_few import LastFew
 
 if TYPE_CHECKING:
     from engram_lab.index.retrieval_index import RetrievalData
@@ -95,8 +96,7 @@ class _Kept(NamedTuple):
     matcher: LexicalMatcher
 
 
-_KEPT: dict[Path, _Kept] = {}  # per index folder's parent (one vault's retrieval indexes), the last few vaults
-_KEPT_VAULTS = 4
+_KEPT: LastFew[Path, _Kept] = LastFew(4)  # per index folder's parent (one vault's retrieval indexes), the last four vaults
 _LOCK = threading.Lock()
 
 
@@ -124,8 +124,6 @@ def match_names(data: RetrievalData, query: str, fuzzy: bool = True) -> dict[int
                 gone = kept.keys.join(keys, on="entity_iri", how="anti")["entity_iri"].to_list()
                 fresh = keys.join(kept.keys, on=["entity_iri", "key"], how="anti").select("entity_iri")
                 matcher.patch(gone, _labels(data.entities.join(fresh, on="entity_iri")))
-            _KEPT.pop(data.folder.parent, None)
-            while len(_KEPT) >= _KEPT_VAULTS:
-                del _KEPT[next(iter(_KEPT))]
-            kept = _KEPT[data.folder.parent] = _Kept(data.entities, keys, matcher)
+            kept = _Kept(data.entities, keys, matcher)
+            _KEPT[data.folder.parent] = kept
         return kept.matcher.match(query, data.entity_position, fuzzy)

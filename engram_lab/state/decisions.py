@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engram_lab.errors import DecisionFileError, EngramError
+from engram_lab.last_few import LastFew
 from engram_lab.state.db import LEDGER_ID, OVERLAY_GENERATION, bump_counter, iri_table, read_counter, read_meta, transaction
 from engram_lab.state.documents import now_iso
 
@@ -35,8 +36,8 @@ _ACTOR = re.compile(r"^(auto|user|llm:\S+)$")
 # Each ledger's decisions without evidence, as last read in this process, with the overlay generation they were read
 # at (every write to the decisions advances it): an edit's analysis and the next search's walk both read the 47,000
 # judgments of the 10,000-note benchmark, 0.15 s a time, and they rarely moved in between.
-_VERDICTS: dict[str, tuple[int, tuple[Decision, ...]]] = {}
 KEPT_LEDGERS = 4
+_VERDICTS: LastFew[str, tuple[int, tuple[Decision, ...]]] = LastFew(KEPT_LEDGERS)
 
 
 @dataclass(frozen=True)
@@ -166,10 +167,7 @@ class DecisionLedger:
             return kept[1]
         decisions = tuple(self.all(with_evidence=False))
         if ledger_id is not None:
-            _VERDICTS.pop(ledger_id, None)
             _VERDICTS[ledger_id] = (generation, decisions)
-            while len(_VERDICTS) > KEPT_LEDGERS:
-                _VERDICTS.pop(next(iter(_VERDICTS)))
         return decisions
 
     def touching(self, kind: str, iris: set[str], include_retracted: bool = True) -> list[Decision]:

@@ -1,0 +1,39 @@
+"""The last few values a long-lived process set, by key: what it keeps per vault, ledger or index folder.
+
+A kernel or the server works on one vault at a time, sometimes a couple; a store that
+grew with every vault a process ever touched would hold tables it will not read again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LastFew(Generic[K, V]):
+    """A mapping of at most ``size`` keys: setting one makes it the newest, and the oldest set goes."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        return self._items.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
