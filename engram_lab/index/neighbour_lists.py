@@ -100,7 +100,7 @@ def patch_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, new: 
         return _sorted_unique(np.concatenate([a, fresh_a]), np.concatenate([b, fresh_b]), np.concatenate([cos, fresh_cos]), n)
     keys, fresh = a * n + b, fresh_a * n + fresh_b
     at = np.searchsorted(keys, fresh)
-    new_pair = (at >= keys.size) | (keys[np.minimum(at, max(keys.size - 1, 0))] != fresh) if keys.size else np.ones(fresh.size, dtype=bool)
+    new_pair = keys[np.minimum(at, keys.size - 1)] != fresh if keys.size else np.ones(fresh.size, dtype=bool)
     at, fresh_a, fresh_b, fresh_cos = at[new_pair], fresh_a[new_pair], fresh_b[new_pair], fresh_cos[new_pair]
     return np.insert(a, at, fresh_a), np.insert(b, at, fresh_b), np.insert(cos, at, fresh_cos)
 

@@ -30,7 +30,7 @@ from engram_lab.graph import vocabulary as v
 from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.index.derived import index_dir
 from engram_lab.index.publish import current_index_dir
-from engram_lab.index.retrieval_index import layout_is_current, synonym_pairs_and_entities
+from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, layout_is_current, synonym_pairs_and_entities
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.resolve.candidates import Pair, candidate_pairs
 from engram_lab.resolve.entities import EntityView, entity_view
@@ -50,7 +50,6 @@ from engram_lab.state.review import ReviewQueue, StoredCandidate
 if TYPE_CHECKING:  # the judge's module imports the openai client: only a run with a judge needs it
     from engram_lab.resolve.llm_judge import LLMJudge
 
-RETRIEVAL_INDEX = "retrieval"  # the published retrieval index supplies label-embedding neighbours
 ANALYSIS_DIR = "analysis"  # under .engram: what the analysis remembers between passes (derived, rebuildable)
 OVERLAY_DIGEST = "overlay_digest"  # meta key: the judgments the overlay graph was last written with
 FULL_PASS_SHARE = 0.5  # a focus holding more of the entities than this runs as the full pass
