@@ -143,18 +143,30 @@ def resolve_state(decisions: Iterable[Decision], present: Collection[str] | None
 
 
 # The states last resolved, by the decisions tuple (``DecisionLedger.verdicts``: the same object while the ledger
-# has not moved) and the entities present: an edit's analysis and the next search's walk ask for the same one.
+# has not moved) and the judged entities present (the state depends on no other): an edit's analysis and the next
+# search's walk ask for the same one, and so does the next edit unless it brought or removed a judged entity.
 _STATES: list[tuple[tuple[Decision, ...], frozenset[str], ResolutionState]] = []
 KEPT_STATES = 2
+_JUDGED: list[tuple[tuple[Decision, ...], frozenset[str]]] = []  # the entities the last decisions tuple names
+
+
+def judged_entities(decisions: tuple[Decision, ...]) -> frozenset[str]:
+    """Every entity some decision names (remembered for the last tuple)."""
+    if _JUDGED and _JUDGED[0][0] is decisions:
+        return _JUDGED[0][1]
+    judged = frozenset(iri for d in decisions for iri in (d.subject, d.object))
+    _JUDGED[:] = [(decisions, judged)]
+    return judged
 
 
 def state_among(decisions: tuple[Decision, ...], present: frozenset[str]) -> ResolutionState:
     """``resolve_state(decisions, present)``, remembered: callers must not change the state they get."""
-    for kept_decisions, kept_present, state in _STATES:
-        if kept_decisions is decisions and kept_present == present:
+    relevant = judged_entities(decisions) & present
+    for kept_decisions, kept_relevant, state in _STATES:
+        if kept_decisions is decisions and kept_relevant == relevant:
             return state
-    state = resolve_state(decisions, present)
-    _STATES.insert(0, (decisions, present, state))
+    state = resolve_state(decisions, relevant)
+    _STATES.insert(0, (decisions, relevant, state))
     del _STATES[KEPT_STATES:]
     return state
 

@@ -125,3 +125,17 @@ def test_state_among_is_resolve_state_remembered(ledger):
     assert fewer == resolve_state(decisions, {"e:a", "e:c"}) and not fewer.cluster_of
     ledger.record("resolution", "e:b", "e:c", "distinct", "user")
     assert state_among(ledger.verdicts(), present) == resolve_state(ledger.all(with_evidence=False), present) != state
+
+
+def test_state_among_asks_only_about_the_judged_entities_present(ledger):
+    """An edit that brings or removes entities no decision names gets the state it had (the same object); one that
+    brings a judged entity back gets a new state, equal to resolving from scratch."""
+    ledger.record("resolution", "e:a", "e:b", "same", "user")
+    ledger.record("resolution", "e:b", "e:c", "same", "auto")
+    decisions = ledger.verdicts()
+    before = state_among(decisions, frozenset({"e:a", "e:b", "e:x"}))
+    after = state_among(decisions, frozenset({"e:a", "e:b", "e:y", "e:z"}))
+    assert after is before and after == resolve_state(decisions, {"e:a", "e:b", "e:y", "e:z"})
+    back = state_among(decisions, frozenset({"e:a", "e:b", "e:c", "e:y"}))
+    assert back is not before and back == resolve_state(decisions, {"e:a", "e:b", "e:c", "e:y"})
+    assert back.cluster_of != before.cluster_of

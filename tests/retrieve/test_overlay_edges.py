@@ -97,3 +97,21 @@ def test_judgment_edges_name_both_nodes_with_the_verdicts_type_and_weight_in_jud
         want.append({"src": data.entity_node(data.entity_position[a]), "dst": data.entity_node(data.entity_position[b]),
                      "type": kind, "weight": weight})
     assert len(want) == 3 and overlay_edges(data, snapshot).to_dicts() == want
+
+
+def test_an_index_with_the_same_judged_entities_reuses_the_judgments_and_a_new_judgment_is_seen(vault, write):
+    """The next index after an edit (a new data object) reads the judgments the state already listed; a judgment
+    made since is in the next snapshot's edges."""
+    engine, searcher = _setup(vault, write)
+    engine.judge("Ana Ruiz", "Tom Hale", "same")
+    first, snapshot = searcher._data, load_overlay(vault)
+    found = snapshot.among(first)
+    write("extra.md", "# Extra\n\nQuinn Vale met Ana Ruiz in Porto Velho.\n")
+    engine.index(progress=False)
+    searcher.search("Quinn Vale", k=3)
+    second = searcher._data
+    assert second is not first and "Quinn Vale" in second.entities["name"].to_list()
+    assert load_overlay(vault).among(second) is found  # no decision moved, no judged entity came or went
+    engine.judge("Porto Velho", "Rondonia", "broader")
+    verdicts = {verdict for _, _, verdict in load_overlay(vault).among(second).edges}
+    assert verdicts == {"same", "broader"}
