@@ -28,8 +28,9 @@ from engram_lab.state.db import DIGESTS_GENERATION, LEDGER_ID, bump_counter, rea
 DIGEST_SEED = 18  # fixed: the digests are compared across processes
 
 
-def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
-    """Entity IRI -> digest of what the evidence of its pairs reads.
+def entity_digests(view: EntityView, expansions: Expansions) -> pl.DataFrame:
+    """Per entity (``entity_iri``), a digest (``digest``, UInt64) of what the evidence of its pairs reads; digests are
+    compared as frames, not dictionaries (building and comparing 88,000 entries took 0.15 s of each edit).
 
     A short form's count of long names is carried by what it is computed from (the long forms and their kinds),
     not computed here: counting compares names pairwise, and the digests are taken over every entity on every run.
@@ -64,15 +65,17 @@ def entity_digests(view: EntityView, expansions: Expansions) -> dict[str, str]:
                    ["short_forms"].fill_null(short_form((None, None, None))))
     writing = expansions.notes_writing_rows(view.name_keys.forms["form"])  # the typo rule reads how many notes write the spelling
     rows = view.frame.select("name", "kind", pl.col("labels").list.sort(), "doc_ids", "neighbour_iris", short_forms, writing)
-    hashes = rows.hash_rows(seed=DIGEST_SEED).to_list()
-    return {iri: f"{h:016x}" for iri, h in zip(view.iris, hashes)}
+    return pl.DataFrame({"entity_iri": view.frame["entity_iri"], "digest": rows.hash_rows(seed=DIGEST_SEED)})
+
+
+DIGESTS_SCHEMA = {"entity_iri": pl.String, "digest": pl.UInt64}
 
 
 class Recorded(NamedTuple):
     """What the ledger holds once the transaction that recorded it commits (``keep_recorded``)."""
 
     generation: int
-    digests: dict[str, str]
+    digests: pl.DataFrame  # entity_iri, digest
 
 
 # The digests each ledger holds, as this process last read or wrote them, with the counter ``record_digests``
@@ -81,31 +84,37 @@ KEPT_LEDGERS = 4
 _KEPT: LastFew[str, Recorded] = LastFew(KEPT_LEDGERS)
 
 
-def stored_digests(conn: sqlite3.Connection) -> dict[str, str]:
-    """Entity IRI -> digest the last analysis recorded (callers must not change the mapping)."""
+def stored_digests(conn: sqlite3.Connection) -> pl.DataFrame:
+    """The digests the last analysis recorded, as ``entity_digests`` gives them (callers must not change the frame)."""
     ledger_id, generation = read_meta(conn, LEDGER_ID), read_counter(conn, DIGESTS_GENERATION)
     kept = _KEPT.get(ledger_id) if ledger_id is not None else None
     if kept is not None and kept[0] == generation and not conn.in_transaction:
         return kept[1]
-    return dict(conn.execute("SELECT entity_iri, digest FROM analysed_entities").fetchall())
+    rows = conn.execute("SELECT entity_iri, digest FROM analysed_entities").fetchall()  # the ledger keeps them as hex
+    return pl.DataFrame({"entity_iri": [iri for iri, _ in rows], "digest": [int(digest, 16) for _, digest in rows]},
+                        schema=DIGESTS_SCHEMA)
 
 
-def moved_entities(stored: dict[str, str], digests: dict[str, str]) -> tuple[set[str], set[str]]:
+def moved_entities(stored: pl.DataFrame, digests: pl.DataFrame) -> tuple[set[str], set[str]]:
     """Entities new or changed since the last analysis recorded its digests (``stored``), and entities gone since."""
-    return {iri for iri, digest in digests.items() if stored.get(iri) != digest}, set(stored) - set(digests)
+    now = digests.join(stored, on="entity_iri", how="left", suffix="_stored")
+    moved = now.filter(pl.col("digest_stored").is_null() | (pl.col("digest") != pl.col("digest_stored")))
+    return set(moved["entity_iri"].to_list()), set(stored.join(digests, on="entity_iri", how="anti")["entity_iri"].to_list())
 
 
-def record_digests(conn: sqlite3.Connection, stored: dict[str, str], digests: dict[str, str], moved: set[str],
+def record_digests(conn: sqlite3.Connection, stored: pl.DataFrame, digests: pl.DataFrame, moved: set[str] | None,
                    gone: set[str]) -> Recorded:
     """Remember what this analysis saw (inside the caller's transaction, with the judgments it made); ``stored``:
-    what the ledger held before. Pass the result to ``keep_recorded`` once the transaction committed."""
+    what the ledger held before; ``moved`` None: every entity of ``digests``. Pass the result to ``keep_recorded``
+    once the transaction committed."""
+    written = digests if moved is None else digests.filter(pl.col("entity_iri").is_in(sorted(moved)))
+    written = written.sort("entity_iri")
     conn.executemany("INSERT INTO analysed_entities VALUES (?, ?) ON CONFLICT(entity_iri) DO UPDATE SET digest = excluded.digest",
-                     [(iri, digests[iri]) for iri in sorted(moved)])
+                     [(iri, f"{digest:016x}") for iri, digest in zip(written["entity_iri"].to_list(), written["digest"].to_list())])
     conn.executemany("DELETE FROM analysed_entities WHERE entity_iri = ?", [(iri,) for iri in sorted(gone)])
     bump_counter(conn, DIGESTS_GENERATION)
-    after = {iri: digest for iri, digest in stored.items() if iri not in gone}
-    after.update((iri, digests[iri]) for iri in moved)
-    return Recorded(read_counter(conn, DIGESTS_GENERATION), after)
+    left = stored.join(written, on="entity_iri", how="anti").filter(~pl.col("entity_iri").is_in(sorted(gone)))
+    return Recorded(read_counter(conn, DIGESTS_GENERATION), pl.concat([left, written.select(list(DIGESTS_SCHEMA))]))
 
 
 def keep_recorded(conn: sqlite3.Connection, recorded: Recorded) -> None:

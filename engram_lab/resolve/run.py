@@ -114,6 +114,13 @@ def embedding_neighbours(vault: Path, view: EntityView, focus: set[int] | None =
     return {(int(a), int(b)): float(c) for a, b, c in zip(low, high, cos)}
 
 
+def focus_rows(view: EntityView, moved: Set[str], changed_docs: Set[str]) -> set[int]:
+    """The view's rows an edit's pass scores: entities whose digest moved, and every entity of a changed note."""
+    rows = view.frame.select("entity_iri", "doc_ids").with_row_index("row")
+    in_changed = rows.select("row", "doc_ids").explode("doc_ids").filter(pl.col("doc_ids").is_in(sorted(changed_docs)))
+    return set(rows.filter(pl.col("entity_iri").is_in(sorted(moved)))["row"].to_list()) | set(in_changed["row"].to_list())
+
+
 def score_candidates(view: EntityView, focus: set[int] | None, embedding: dict[Pair, float],
                      expansions: Expansions | None = None) -> list[PairEvidence]:
     expansions = expansions or Expansions(view)
@@ -140,8 +147,7 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
         ledger, queue = DecisionLedger(conn), ReviewQueue(conn)
         stored = stored_digests(conn)
         moved, gone = moved_entities(stored, digests)
-        focus = None if changed_docs is None else {
-            i for i, (iri, docs) in enumerate(zip(view.iris, view.doc_sets)) if iri in moved or not docs.isdisjoint(changed_docs)}
+        focus = None if changed_docs is None else focus_rows(view, moved, changed_docs)
         if focus is not None and len(focus) > FULL_PASS_SHARE * view.size:
             focus = None  # most of the vault moved (a first run, say): the full pass does the same work in bulk
         embedding = embedding_neighbours(vault, view, focus)
@@ -162,7 +168,7 @@ def analyse_vault(vault: Path, *, changed_docs: set[str] | None = None, judge: L
             queue.remove_touching(rescored)
             new_in_queue = _apply_evidence(scored, decisions, ledger, queue, queued_before, report)
             _withdraw_unsupported(ledger, decisions, scored, rescored, present, report)
-            recorded = record_digests(conn, stored, digests, set(digests) if focus is None else moved, gone)
+            recorded = record_digests(conn, stored, digests, None if focus is None else moved, gone)
         keep_recorded(conn, recorded)
         if judge is not None and new_in_queue:
             report.llm_judged = _ask_judge(judge, view, new_in_queue, ledger, _titles(conn))

@@ -18,9 +18,18 @@ BASE = [("d1", "Marta Hall", "Person"), ("d2", "Mill Reach", "Place"), ("d1", "A
 RELATIONS = [("d1", "Marta Hall", "Person", "Acme Corp", "Organization")]
 
 
-def digests(entities=BASE, relations=RELATIONS, aliases=None):  # type: ignore[no-untyped-def]
+def as_dict(frame) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """Entity IRI -> digest as the ledger writes it (hex)."""
+    return {iri: f"{digest:016x}" for iri, digest in zip(frame["entity_iri"].to_list(), frame["digest"].to_list())}
+
+
+def digest_frame(entities=BASE, relations=RELATIONS, aliases=None):  # type: ignore[no-untyped-def]
     view = view_of(entities, relations, aliases)
     return entity_digests(view, Expansions(view))
+
+
+def digests(entities=BASE, relations=RELATIONS, aliases=None):  # type: ignore[no-untyped-def]
+    return as_dict(digest_frame(entities, relations, aliases))
 
 
 def moved(after: dict[str, str]) -> set[str]:
@@ -68,6 +77,19 @@ def test_view_neighbours_equal_a_pairwise_reference():
         assert view.frame["neighbour_iris"].to_list() == [sorted(view.iris[j] for j in n) for n in want]
 
 
+def test_focus_rows_are_the_moved_entities_and_every_entity_of_a_changed_note():
+    from engram_lab.resolve.run import focus_rows
+
+    rng = random.Random(11)
+    names = [(f"Name{i} Person", "Person") for i in range(15)]
+    for _ in range(30):
+        view = view_of([(f"d{rng.randrange(6)}", *rng.choice(names)) for _ in range(20)])
+        moved_iris = set(rng.sample(view.iris, rng.randrange(3))) | {"urn:engram:entity:person:gone"}
+        changed = {f"d{rng.randrange(8)}" for _ in range(rng.randrange(3))}
+        want = {i for i, (entity, docs) in enumerate(zip(view.iris, view.doc_sets)) if entity in moved_iris or docs & changed}
+        assert focus_rows(view, moved_iris, changed) == want
+
+
 def _recorded_table(conn) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return dict(conn.execute("SELECT entity_iri, digest FROM analysed_entities").fetchall())
 
@@ -75,32 +97,52 @@ def _recorded_table(conn) -> dict[str, str]:  # type: ignore[no-untyped-def]
 def test_recorded_digests_are_kept_in_the_process_until_another_writer_moves_them(vault):
     conn, other = open_ledger(vault), open_ledger(vault)
     try:
-        first = digests()
+        first = digest_frame()
         with transaction(conn):
-            recorded = record_digests(conn, stored_digests(conn), first, set(first), set())
+            recorded = record_digests(conn, stored_digests(conn), first, None, set())
         keep_recorded(conn, recorded)
         kept = stored_digests(conn)
-        assert kept == first == _recorded_table(conn) and stored_digests(conn) is kept  # not read back
-        second = digests([*BASE[:-1], ("d9", "Acme Corp", "Organization")])  # NERI's note deleted, Acme in another
+        assert as_dict(kept) == as_dict(first) == _recorded_table(conn) and stored_digests(conn) is kept  # not read back
+        second = digest_frame([*BASE[:-1], ("d9", "Acme Corp", "Organization")])  # NERI's note deleted, Acme in another
         moved, gone = moved_entities(kept, second)
         assert gone == {iri("NERI", "Organization")} and moved == {iri("Acme Corp", "Organization")}
         with transaction(other):  # another process records (and does not tell this one)
             record_digests(other, stored_digests(other), second, moved, gone)
-        assert stored_digests(conn) == second == _recorded_table(conn)
+        assert as_dict(stored_digests(conn)) == as_dict(second) == _recorded_table(conn)
     finally:
         conn.close()
         other.close()
 
 
+def test_what_a_process_keeps_after_a_record_equals_what_the_ledger_holds(vault):
+    """Recorded in this process and kept (not read back): the moved rows replaced, the gone ones dropped, the rest
+    as they were, exactly what a new process would read."""
+    conn = open_ledger(vault)
+    try:
+        first, second = digest_frame(), digest_frame([*BASE[:-1], ("d9", "Acme Corp", "Organization"), ("d6", "Jon Hall", "Person")])
+        with transaction(conn):
+            keep = record_digests(conn, stored_digests(conn), first, None, set())
+        keep_recorded(conn, keep)
+        moved, gone = moved_entities(stored_digests(conn), second)
+        assert moved == {iri("Acme Corp", "Organization"), iri("Jon Hall", "Person"), iri("Hall", "Person")}
+        with transaction(conn):
+            keep = record_digests(conn, stored_digests(conn), second, moved, gone)
+        keep_recorded(conn, keep)
+        assert as_dict(stored_digests(conn)) == as_dict(second) == _recorded_table(conn)
+        assert moved_entities(stored_digests(conn), second) == (set(), set())
+    finally:
+        conn.close()
+
+
 def test_a_rolled_back_record_is_never_kept(vault):
     conn = open_ledger(vault)
     try:
-        first = digests()
+        first = digest_frame()
         with pytest.raises(RuntimeError):
             with transaction(conn):
-                record_digests(conn, {}, first, set(first), set())
+                record_digests(conn, stored_digests(conn), first, None, set())
                 raise RuntimeError("the analysis failed before committing")
-        assert stored_digests(conn) == {} == _recorded_table(conn)
+        assert as_dict(stored_digests(conn)) == {} == _recorded_table(conn)
     finally:
         conn.close()
 

@@ -43,7 +43,7 @@ def derivations(monkeypatch):
 def _everything(view):
     expansions = Expansions(view)
     return (candidate_pairs(view), view.name_keys.forms.to_dicts(), expansions.acronym, expansions.initials,
-            expansions.surname, entity_digests(view, expansions))
+            expansions.surname, entity_digests(view, expansions).to_dicts())
 
 
 def test_keys_from_the_memo_are_those_derived_afresh(tmp_path, derivations):
