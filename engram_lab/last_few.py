@@ -6,7 +6,9 @@ grew with every vault a process ever touched would hold tables it will not read 
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -37,3 +39,23 @@ class LastFew(Generic[K, V]):
 
     def clear(self) -> None:
         self._items.clear()
+
+
+R = TypeVar("R")
+
+
+def kept_for_last(func: Callable[[K], R]) -> Callable[[K], R]:
+    """``func`` remembered for the last argument it was given, by identity: for values derived from an object a
+    process hands out again while its source has not moved (the decisions tuple, the resolution state), so the
+    next edit or search reuses what the last one derived. Callers must not change what they get."""
+    last: list[tuple[K, R]] = []
+
+    @functools.wraps(func)
+    def kept(argument: K) -> R:
+        if last and last[0][0] is argument:
+            return last[0][1]
+        value = func(argument)
+        last[:] = [(argument, value)]
+        return value
+
+    return kept

@@ -17,3 +17,19 @@ def test_setting_a_key_makes_it_newest_and_the_oldest_set_goes():
     assert "a" not in kept and kept.get("c") == 4
     kept.clear()
     assert len(kept) == 0
+
+
+def test_kept_for_last_recomputes_for_another_object_even_an_equal_one():
+    from engram_lab.last_few import kept_for_last
+
+    calls = []
+
+    @kept_for_last
+    def length(items: list[int]) -> int:
+        calls.append(list(items))
+        return len(items)
+
+    first, equal = [1, 2], [1, 2]
+    assert (length(first), length(first)) == (2, 2) and len(calls) == 1  # the same object: kept
+    assert length(equal) == 2 and len(calls) == 2  # an equal but other object: derived again (identity, not equality)
+    assert length(first) == 2 and len(calls) == 3  # only the last is kept

@@ -18,6 +18,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from engram_lab.last_few import kept_for_last
 from engram_lab.state.decisions import Decision
 
 RESOLUTION = "resolution"
@@ -147,16 +148,12 @@ def resolve_state(decisions: Iterable[Decision], present: Collection[str] | None
 # search's walk ask for the same one, and so does the next edit unless it brought or removed a judged entity.
 _STATES: list[tuple[tuple[Decision, ...], frozenset[str], ResolutionState]] = []
 KEPT_STATES = 2
-_JUDGED: list[tuple[tuple[Decision, ...], frozenset[str]]] = []  # the entities the last decisions tuple names
 
 
+@kept_for_last
 def judged_entities(decisions: tuple[Decision, ...]) -> frozenset[str]:
-    """Every entity some decision names (remembered for the last tuple)."""
-    if _JUDGED and _JUDGED[0][0] is decisions:
-        return _JUDGED[0][1]
-    judged = frozenset(iri for d in decisions for iri in (d.subject, d.object))
-    _JUDGED[:] = [(decisions, judged)]
-    return judged
+    """Every entity some decision names."""
+    return frozenset(iri for d in decisions for iri in (d.subject, d.object))
 
 
 def state_among(decisions: tuple[Decision, ...], present: frozenset[str]) -> ResolutionState:

@@ -32,6 +32,7 @@ from engram_lab.index.derived import index_dir
 from engram_lab.index.publish import current_index_dir
 from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, layout_is_current, synonym_pairs_and_entities
 from engram_lab.index.tables import TABLES_DIR, TableStore
+from engram_lab.last_few import kept_for_last
 from engram_lab.resolve.candidates import Pair, candidate_pairs
 from engram_lab.resolve.entities import EntityView, entity_view
 from engram_lab.resolve.evidence import Expansions, PairEvidence, score_pair
@@ -228,6 +229,7 @@ def _withdraw_unsupported(ledger: DecisionLedger, decisions: list[Decision], sco
             report.auto_retracted += 1
 
 
+@kept_for_last  # the state of the last edit, usually (0.05 s at 10,000 notes)
 def _overlay_digest(state: ResolutionState) -> str:
     """What the overlay graph is written from: the judgments in force and the merges kept apart."""
     payload = sorted((d.decision_id, state.blocked.get(d.decision_id, "")) for d in state.judgments.values())

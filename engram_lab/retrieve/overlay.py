@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from engram_lab.index.retrieval_index import RetrievalData
+from engram_lab.last_few import kept_for_last
 from engram_lab.resolve.overlay import ResolutionState, state_among
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.state.db import OVERLAY_GENERATION, open_ledger, read_counter
@@ -68,24 +69,18 @@ class OverlaySnapshot:
         return found
 
 
-# The judgments of the last state read, by the state itself (``state_among`` hands out the same object while the
-# decisions and the judged entities present stay): an edit makes a new index, rarely a new state, and listing the
-# 47,000 judgments of the 10,000-note benchmark again took 0.1 s of the first search after each edit.
-_PRESENT: list[tuple[ResolutionState, PresentJudgments]] = []
-
-
+# Kept for the last state (``state_among`` hands out the same object while the decisions and the judged entities
+# present stay): an edit makes a new index, rarely a new state, and listing the 47,000 judgments of the 10,000-note
+# benchmark again took 0.1 s of the first search after each edit.
+@kept_for_last
 def present_judgments(state: ResolutionState) -> PresentJudgments:
     """What ``state`` does to the walk's graph (callers must not change it)."""
-    if _PRESENT and _PRESENT[0][0] is state:
-        return _PRESENT[0][1]
     members = state.members()
 
     def cluster(iri: str) -> set[str]:
         return set(members.get(state.canonical(iri), [iri]))
 
-    found = PresentJudgments(state.edges(), [(cluster(a), cluster(b)) for a, b in state.distinct_pairs()])
-    _PRESENT[:] = [(state, found)]
-    return found
+    return PresentJudgments(state.edges(), [(cluster(a), cluster(b)) for a, b in state.distinct_pairs()])
 
 
 def load_overlay(vault: Path) -> OverlaySnapshot:
