@@ -10,7 +10,6 @@ would match every other project's README).
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from engram_lab.graph import vocabulary as v
@@ -46,5 +45,14 @@ class NoteLinkResolver:
 @lru_cache(maxsize=1 << 17)  # a long-lived process rebuilds the resolver on every edit, over every note
 def _name_keys(title: str, path: str) -> tuple[str, ...]:
     """The normalised names a note answers to, in order of precedence: its title, file stem, path without suffix."""
-    keys = (title, PurePosixPath(path).stem, str(PurePosixPath(path).with_suffix("")))
-    return tuple(v.normalise_label(key) for key in keys if key)
+    stem, without_suffix = stem_and_base(path)
+    return tuple(v.normalise_label(key) for key in (title, stem, without_suffix) if key)
+
+
+def stem_and_base(path: str) -> tuple[str, str]:
+    """``PurePosixPath(path).stem`` and ``str(PurePosixPath(path).with_suffix(""))`` for a vault-relative path, by
+    string operations (pathlib took 0.15 s of the first edit in a process at 10,000 notes)."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    stem = name[:dot] if 0 < dot < len(name) - 1 else name
+    return stem, path[: len(path) - len(name)] + stem

@@ -1,4 +1,8 @@
-from engram_lab.index.note_links import NoteLinkResolver
+from pathlib import PurePosixPath
+
+import pytest
+
+from engram_lab.index.note_links import NoteLinkResolver, stem_and_base
 
 PATHS = ["README.md", "text/0012-first.md", "text/0040-later.md", "people/Amara Okafor.md"]
 TITLES = ["Read me", "First rule", None, "Amara Okafor"]
@@ -44,3 +48,9 @@ def test_markdown_and_web_copy_links_become_link_edges_of_the_walk(tmp_path):
     links = data.edges.filter(data.edges["type"] == "link")
     pairs = {(paths[s], paths[d]) for s, d in zip(links["src"].to_list(), links["dst"].to_list())}
     assert {("text/0040-later.md", "text/0012-first.md"), ("text/0040-later.md", "README.md")} <= pairs
+
+
+@pytest.mark.parametrize("path", ["note.md", "a/b/note.md", "a/archive.tar.gz", "a/.hidden", ".env", "a/file.", "a/no_suffix",
+                                  "dots.in.name/x.md", "a/b..md", "ünï/çödé.ipynb", "a/.md", "x"])
+def test_stem_and_base_equal_pathlib(path):
+    assert stem_and_base(path) == (PurePosixPath(path).stem, str(PurePosixPath(path).with_suffix("")))
