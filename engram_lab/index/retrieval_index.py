@@ -30,6 +30,7 @@ from engram_lab.index.changes import DocumentChanges, chunks_of, document_change
 from engram_lab.index.chunks import Chunk, section_chunks
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
+from engram_lab.index.grouping import group_entities, group_facts, links_of, patch_entities, patch_facts
 from engram_lab.index.note_links import NoteLinkResolver
 from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists, patch_pairs
 from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, NEIGHBOURS, StageProgress
@@ -324,33 +325,15 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
     position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
 
     raw_entities = tables.read("entities").filter(pl.col("doc_id").is_in(list(indexed)))
-    entities = (
-        raw_entities.group_by("entity_iri", maintain_order=True)
-        .agg(pl.col("name").first(), pl.col("kind").first(), pl.col("aliases").list.explode(keep_nulls=False, empty_as_null=False).unique().alias("aliases"),
-             pl.col("doc_id").unique().alias("doc_ids"))
-        .with_columns(pl.col("doc_ids").list.len().alias("passages"))
-        .sort("entity_iri")
-    )
-    entity_index = {iri: i for i, iri in enumerate(entities["entity_iri"].to_list())}
-
     all_relations = tables.read("relations").filter(pl.col("doc_id").is_in(list(indexed)))
-    links = all_relations.filter(pl.col("predicate_iri") == v.LINKS_TO.value).select("doc_id", "object")
-    relations = all_relations.filter(pl.col("object_iri").is_not_null())
-    relations = relations.filter(pl.col("subject_iri").is_in(list(entity_index)) & pl.col("object_iri").is_in(list(entity_index)))
-    facts = (
-        relations.group_by(["subject_iri", "predicate", "object_iri"], maintain_order=True)
-        .agg(pl.col("subject").first(), pl.col("object").first(), pl.col("predicate_iri").first(), pl.col("doc_id").unique().alias("doc_ids"),
-             pl.col("doc_id").first().alias("evidence_doc"), pl.col("cell_id").first(), pl.col("start").first(), pl.col("end").first(),
-             pl.col("label").first())
-        .with_columns(
-            pl.col("subject_iri").replace_strict(entity_index, return_dtype=pl.Int64).alias("s"),
-            pl.col("object_iri").replace_strict(entity_index, return_dtype=pl.Int64).alias("o"),
-        )
-        .with_columns(
-            pl.concat_str([pl.col("subject"), pl.col("predicate"), pl.col("object")], separator=" ").alias("text"),
-        )
-        .sort(["s", "predicate", "o"])
-    )
+    if changes is not None and previous is not None:
+        entities, regrouped = patch_entities(previous.entities, raw_entities, changes.touched)
+        facts = patch_facts(previous.facts, previous.entities, all_relations, entities, changes.touched, regrouped)
+    else:
+        entities = group_entities(raw_entities)
+        facts = group_facts(all_relations, entities)
+    entity_index = {iri: i for i, iri in enumerate(entities["entity_iri"].to_list())}
+    links = links_of(all_relations)
 
     vectors, origins = {}, {}
     cache = EmbeddingCache(engram_dir(vault) / "vectors" / "cache.sqlite")
@@ -387,8 +370,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
                 tick(len(vectors[kind]))
     data = RetrievalData(
         folder=folder, model=embedder.name, documents=documents, sections=sections,
-        entities=entities.select("entity_iri", "name", "kind", "aliases", "passages", "doc_ids"),
-        facts=facts.select("s", "o", "subject", "predicate", "object", "predicate_iri", "text", "doc_ids", "evidence_doc", "cell_id", "start", "end", "label"),
+        entities=entities, facts=facts,
         edges=edges,
         section_vectors=vectors["section"], section_density=lists["section"].densities(),
         entity_vectors=vectors["entity"], entity_density=lists["entity"].densities(),

@@ -1,0 +1,87 @@
+"""Entities and facts patched by the documents an edit touched equal the same rows grouped from scratch, whatever
+names, aliases and relations the documents share, and however the tables reorder the rewritten documents' rows."""
+
+from __future__ import annotations
+
+import random
+
+import polars as pl
+from polars.testing import assert_frame_equal
+
+from engram_lab.index.grouping import group_entities, group_facts, patch_entities, patch_facts
+from engram_lab.index.tables import SCHEMAS
+
+# Surface names of five entities: an IRI's rows may spell it differently, so which row is "first" matters.
+SPELLINGS = {"e:ana": ["Ana Ruiz", "ANA RUIZ", "ana ruiz"], "e:tom": ["Tom Hale"], "e:porto": ["Porto Velho", "Porto velho"],
+             "e:lab": ["Kestrel Lab"], "e:orca": ["Orca Bay", "ORCA BAY"]}
+PREDICATES = ["visited", "funded", "directed"]
+BUCKETS = 3
+
+
+def _document(rng: random.Random, doc_id: str) -> dict[str, list[dict[str, object]]]:
+    named = rng.sample(sorted(SPELLINGS), rng.randint(1, 4))
+    entities = [{"doc_id": doc_id, "entity_iri": iri, "name": rng.choice(SPELLINGS[iri]), "kind": "Person",
+                 "aliases": rng.sample(["A", "B", "C"], rng.randint(0, 2)), "mentions": 1} for iri in named]
+    relations = []
+    for _ in range(rng.randint(0, 4)):
+        a, b = rng.choice(named), rng.choice(sorted(SPELLINGS))  # an object the document may not name itself
+        relations.append({"doc_id": doc_id, "subject_iri": a, "subject": rng.choice(SPELLINGS[a]), "predicate": rng.choice(PREDICATES),
+                          "predicate_iri": "p", "object_iri": b, "object": rng.choice(SPELLINGS[b]), "cell_id": None,
+                          "start": rng.randrange(100), "end": 100, "label": None, "date": None})
+    if rng.random() < 0.3:  # a literal object: never a fact
+        relations.append({**relations[0], "object_iri": None, "object": "42"} if relations else
+                         {"doc_id": doc_id, "subject_iri": named[0], "subject": "x", "predicate": "is", "predicate_iri": "p",
+                          "object_iri": None, "object": "42", "cell_id": None, "start": 0, "end": 1, "label": None, "date": None})
+    return {"entities": entities, "relations": relations}
+
+
+class Tables:
+    """Rows in buckets as ``TableStore`` keeps them: a rewritten document's rows go to the end of its bucket."""
+
+    def __init__(self) -> None:
+        self.buckets: list[dict[str, list[dict[str, object]]]] = [{"entities": [], "relations": []} for _ in range(BUCKETS)]
+
+    def apply(self, doc_id: str, rows: dict[str, list[dict[str, object]]] | None) -> None:
+        bucket = self.buckets[int(doc_id[1:]) % BUCKETS]
+        for table in ("entities", "relations"):
+            bucket[table] = [row for row in bucket[table] if row["doc_id"] != doc_id] + (rows[table] if rows else [])
+
+    def read(self, table: str) -> pl.DataFrame:
+        return pl.DataFrame([row for bucket in self.buckets for row in bucket[table]], schema=SCHEMAS[table], orient="row")
+
+
+def test_patched_entities_and_facts_equal_grouping_from_scratch():
+    rng = random.Random(18)
+    for trial in range(40):
+        tables, docs = Tables(), [f"d{i}" for i in range(rng.randint(2, 9))]
+        for doc in docs:
+            tables.apply(doc, _document(rng, doc))
+        entities = group_entities(tables.read("entities"))
+        facts = group_facts(tables.read("relations"), entities)
+        for step in range(6):
+            touched = set(rng.sample(docs, rng.randint(1, min(3, len(docs)))))
+            if rng.random() < 0.3:
+                touched.add(f"d{100 + trial * 10 + step}")  # a new note
+            for doc in sorted(touched):
+                tables.apply(doc, None if rng.random() < 0.2 else _document(rng, doc))  # deleted, or rewritten
+            rows, relations = tables.read("entities"), tables.read("relations")
+            patched, regrouped = patch_entities(entities, rows, touched)
+            patched_facts = patch_facts(facts, entities, relations, patched, touched, regrouped)
+            entities, facts = group_entities(rows), group_facts(relations, group_entities(rows))
+            assert_frame_equal(patched, entities)
+            assert_frame_equal(patched_facts, facts)
+
+
+def test_an_untouched_entity_keeps_the_name_its_first_row_gives():
+    tables = Tables()
+    first = {"entities": [{"doc_id": "d0", "entity_iri": "e:ana", "name": "Ana Ruiz", "kind": "Person", "aliases": [], "mentions": 1}],
+             "relations": []}
+    second = {"entities": [{"doc_id": "d3", "entity_iri": "e:ana", "name": "ANA RUIZ", "kind": "Person", "aliases": [], "mentions": 1}],
+              "relations": []}
+    tables.apply("d0", first)
+    tables.apply("d3", second)  # the same bucket, after d0
+    entities = group_entities(tables.read("entities"))
+    assert entities["name"].to_list() == ["Ana Ruiz"]
+    tables.apply("d0", first)  # rewritten unchanged: now after d3, so the first row spells it as d3 does
+    patched, _ = patch_entities(entities, tables.read("entities"), {"d0"})
+    assert patched["name"].to_list() == ["ANA RUIZ"] == group_entities(tables.read("entities"))["name"].to_list()
