@@ -42,12 +42,17 @@ def patch_entities(previous: pl.DataFrame, rows: pl.DataFrame, touched_docs: Col
     """``group_entities(rows)`` from ``previous`` (the grouping before ``touched_docs`` changed), and the IRIs grouped
     again (those the touched documents named before or name now)."""
     docs = sorted(touched_docs)
-    before = previous.filter(pl.col("doc_ids").list.eval(pl.element().is_in(docs)).list.any())["entity_iri"]
+    before = previous.filter(_in_any(docs))["entity_iri"]
     now = rows.filter(pl.col("doc_id").is_in(docs))["entity_iri"]
     touched = pl.concat([before, now]).unique()
     fresh = group_entities(rows.filter(pl.col("entity_iri").is_in(touched)))
     kept = previous.filter(~pl.col("entity_iri").is_in(touched)).select(ENTITY_COLUMNS)
     return pl.concat([kept, fresh]).sort("entity_iri"), touched
+
+
+def _in_any(docs: list[str]) -> pl.Expr:
+    """Whether a row's ``doc_ids`` hold any of ``docs``."""
+    return pl.col("doc_ids").list.eval(pl.element().is_in(docs)).list.any()
 
 
 def _known(relations: pl.DataFrame, entity_index: pl.DataFrame) -> pl.DataFrame:
@@ -86,19 +91,16 @@ def patch_facts(previous: pl.DataFrame, previous_entities: pl.DataFrame, relatio
     """``group_facts(relations, entities)`` from ``previous`` (grouped over ``previous_entities`` before
     ``touched_docs`` changed): the facts those documents stated before or state now, and those naming an entity
     grouped again (it may have come or gone), are grouped again; the rest get their entities' new rows."""
-    docs, names = sorted(touched_docs), touched_entities
+    docs = sorted(touched_docs)
     iris = previous_entities["entity_iri"]
     before = previous.with_columns(subject_iri=iris.gather(previous["s"]), object_iri=iris.gather(previous["o"]))
-    naming = pl.col("subject_iri").is_in(names) | pl.col("object_iri").is_in(names)
-    moved_before = before.filter(pl.col("doc_ids").list.eval(pl.element().is_in(docs)).list.any() | naming).select(FACT_KEY)
+    naming = pl.col("subject_iri").is_in(touched_entities) | pl.col("object_iri").is_in(touched_entities)
+    moved_before = before.filter(_in_any(docs) | naming).select(FACT_KEY)
     moved_now = relations.filter(pl.col("doc_id").is_in(docs) | naming).select(FACT_KEY)
     moved = pl.concat([moved_before, moved_now]).unique()
     index = entity_rows(entities)
     fresh = _grouped(_known(relations.join(moved, on=FACT_KEY, how="semi", nulls_equal=True, maintain_order="left"), index))
-    kept = (before.join(moved, on=FACT_KEY, how="anti", nulls_equal=True).drop("s", "o")
-            .join(index.rename({"entity_iri": "subject_iri", "row": "s"}), on="subject_iri", maintain_order="left")
-            .join(index.rename({"entity_iri": "object_iri", "row": "o"}), on="object_iri", maintain_order="left")
-            .select(FACT_COLUMNS))
+    kept = _known(before.join(moved, on=FACT_KEY, how="anti", nulls_equal=True).drop("s", "o"), index).select(FACT_COLUMNS)
     return pl.concat([kept, fresh]).sort(["s", "predicate", "o"])
 
 

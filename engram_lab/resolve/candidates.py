@@ -78,10 +78,10 @@ def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, se
     """Pairs sharing a name form, an acronym, initials or a surname, with the keys that paired them."""
     rows = view.name_keys.keys.filter(pl.col("kind") != GRAM)
     if focus is not None:  # only the blocks the focus is in can pair anything: those, whole, and no others
+        family = pl.col("kind").replace(_FAMILY).alias("family")
         mine = rows.filter(pl.col("row").is_in(sorted(focus)))
         rows = rows.filter(pl.col("key").is_in(mine["key"].unique()))  # first by key alone: a fraction of the rows
-        wanted = mine.select(pl.col("kind").replace(_FAMILY).alias("family"), "key").unique()
-        rows = rows.with_columns(family=pl.col("kind").replace(_FAMILY)).join(wanted, on=["family", "key"], how="semi")
+        rows = rows.with_columns(family).join(mine.select(family, "key").unique(), on=["family", "key"], how="semi")
     # A block of one pairs nothing within itself; either side of a pair across blocks may stand alone.
     grouped = (rows.group_by("kind", "key").agg(pl.col("row").sort())
                .filter((pl.col("row").list.len() > 1) | pl.col("kind").is_in(_ACROSS)))
