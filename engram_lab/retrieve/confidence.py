@@ -6,7 +6,9 @@ What does tell: a specific name the query asks about (`Vec::extract_if`,
 wasm32-wasip2, a capitalised name inside the sentence, a quoted phrase) that no
 note contains; whether the query's words exist in the vault at all, and whether
 the best passage holds them (IDF-weighted, so "how" and "the" count for little);
-and, when the model is loaded, how close the best passage is in meaning. A
+and, when the model is loaded, how close the best passage is in meaning and how far the two passage legs agree
+(a query the notes answer tends to bring the same notes up by its words and by its meaning; one they do not
+answer scatters each leg over loosely related notes: a query-performance predictor that needs no training). A
 logistic function maps them to [0, 1]. Its coefficients are round numbers set
 by hand after looking at the rust-rfcs development set (BENCHMARKS.md), not
 fitted to it: twelve abstain questions cannot carry more than that.
@@ -18,14 +20,18 @@ import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from engram_lab.index.keyword import KeywordIndex, tokenize
 
 # Logistic coefficients (BENCHMARKS.md, "No good match"): intercept, vault coverage, best-passage coverage, cosine,
-# and a named thing the vault lacks (which alone pushes any query below NO_GOOD_MATCH).
-_BIAS, _VAULT, _PASSAGE, _COSINE, _MISSING = -3.0, 4.0, 2.0, 1.0, -6.0
+# leg agreement, and a named thing the vault lacks (which alone pushes any query below NO_GOOD_MATCH).
+_BIAS, _VAULT, _PASSAGE, _COSINE, _AGREEMENT, _MISSING = -4.0, 4.0, 2.0, 1.0, 2.0, -6.0
 # Names a query asks about: `code`, "quoted", a capitalised run after a lower-case word, identifiers (a_b, A::b, wasip2).
 _NAMED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|(?<=[a-z,;] )([A-Z][\w-]*(?: [A-Z][\w-]*)*)|(?<![\w:-])([A-Za-z][\w:-]*?(?:_|::|\d)[\w:-]*\w)")
 _COSINE_WITHOUT_MODEL = 0.5  # stands in for the cosine where no model is loaded (keyword, auto)
+_AGREEMENT_WITHOUT_MODEL = 0.5  # and for the leg agreement, so a keyword confidence is what it was before agreement
+AGREEMENT_TOP = 10  # the legs' best notes compared
 NO_GOOD_MATCH = 0.5  # below this a result list is labelled "no good match"
 
 
@@ -35,11 +41,13 @@ class MatchSignals:
     passage_coverage: float  # IDF share of the query's terms that the best passage holds
     best_cosine: float | None  # the query against the most similar passage (None: no model loaded)
     missing_names: tuple[str, ...] = ()  # names the query asks about that no passage of the vault holds
+    leg_agreement: float | None = None  # share of BM25's best notes that the dense leg also ranks best (None: no model)
 
     def to_json(self) -> dict[str, object]:
         return {"vault_coverage": round(self.vault_coverage, 4), "passage_coverage": round(self.passage_coverage, 4),
                 "best_cosine": None if self.best_cosine is None else round(self.best_cosine, 4),
-                "missing_names": list(self.missing_names)}
+                "missing_names": list(self.missing_names),
+                "leg_agreement": None if self.leg_agreement is None else round(self.leg_agreement, 4)}
 
 
 def missing_names(index: KeywordIndex, query: str) -> tuple[str, ...]:
@@ -53,21 +61,45 @@ def missing_names(index: KeywordIndex, query: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def match_signals(index: KeywordIndex, query: str, best_passage: str | None, best_cosine: float | None) -> MatchSignals:
+def best_notes(section_docs: np.ndarray, section_scores: np.ndarray, k: int) -> list[int]:
+    """The ``k`` notes with the best positive section scores, best first (a note counts by its best section). Sorts
+    a few times ``k`` sections, not all of them: a query stays cheap at a million sections."""
+    candidates = np.flatnonzero(section_scores > 0)
+    take = min(candidates.size, 8 * k)
+    while True:
+        rows = candidates if take >= candidates.size else \
+            candidates[np.argpartition(-section_scores[candidates], take - 1)[:take]]
+        rows = rows[np.argsort(-section_scores[rows], kind="stable")]
+        notes = list(dict.fromkeys(section_docs[rows].tolist()))
+        if len(notes) >= k or rows.size == candidates.size:
+            return notes[:k]
+        take *= 4
+
+
+def leg_agreement(section_docs: np.ndarray, bm25: np.ndarray, cosines: np.ndarray, k: int = AGREEMENT_TOP) -> float:
+    """Share of the best ``k`` notes by cosine that BM25 also ranks among its best ``k`` (0 when BM25 finds nothing;
+    in a vault of fewer notes, a share of those)."""
+    lexical, dense = best_notes(section_docs, bm25, k), best_notes(section_docs, cosines, k)
+    return len(set(lexical) & set(dense)) / max(len(lexical), len(dense), 1)
+
+
+def match_signals(index: KeywordIndex, query: str, best_passage: str | None, best_cosine: float | None,
+                  agreement: float | None = None) -> MatchSignals:
     terms = index.query_terms(query)
     total = sum(idf for _, idf in terms)
     if total <= 0:
-        return MatchSignals(0.0, 0.0, best_cosine)
+        return MatchSignals(0.0, 0.0, best_cosine, leg_agreement=agreement)
     known = sum(idf for term, idf in terms if index.holds(term))
     held = set(tokenize([best_passage])[0]) if best_passage else set()
     in_passage = sum(idf for term, idf in terms if term in held)
-    return MatchSignals(known / total, in_passage / total, best_cosine, missing_names(index, query))
+    return MatchSignals(known / total, in_passage / total, best_cosine, missing_names(index, query), agreement)
 
 
 def confidence(signals: MatchSignals) -> float:
     cosine = signals.best_cosine if signals.best_cosine is not None else _COSINE_WITHOUT_MODEL
+    agreement = signals.leg_agreement if signals.leg_agreement is not None else _AGREEMENT_WITHOUT_MODEL
     z = _BIAS + _VAULT * signals.vault_coverage + _PASSAGE * signals.passage_coverage + _COSINE * cosine + \
-        _MISSING * bool(signals.missing_names)
+        _AGREEMENT * agreement + _MISSING * bool(signals.missing_names)
     return 1.0 / (1.0 + math.exp(-z))
 
 

@@ -32,6 +32,7 @@ class SeedScores:
     passages: np.ndarray | None = None  # per document, fused BM25 + dense in [0, 1]
     section_scores: np.ndarray | None = None  # per section, for choosing the span to show
     passage_cosines: np.ndarray | None = None  # the query against every passage (None: no model loaded)
+    bm25_sections: np.ndarray | None = None  # BM25 per section, whether or not the mode weighs it
 
 
 @dataclass

@@ -27,7 +27,7 @@ from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.progress import MATRICES, StageProgress
 from engram_lab.index.retrieval_index import RetrievalData, load, published_retrieval_index, refresh_retrieval_index
 from engram_lab.retrieve.behind import ChangedNotes, behind_line, changed_notes, choose_index, merge_keyword_hits
-from engram_lab.retrieve.confidence import MatchSignals, confidence, match_signals
+from engram_lab.retrieve.confidence import MatchSignals, confidence, leg_agreement, match_signals
 from engram_lab.retrieve.change_pairs import complete_change_pair
 from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.fact_filter import LLMFactFilter
@@ -233,9 +233,11 @@ class Searcher:
         context = assemble(data, results, ranking.entity_scores, seeds)
         if mode == "auto":
             context = f"[{AUTO_HEADER}]\n\n{context}"
-        cosines = ranking.seeds.passage_cosines
+        cosines, bm25 = ranking.seeds.passage_cosines, ranking.seeds.bm25_sections
+        measured = cosines is not None and cosines.size > 0
+        agreement = leg_agreement(data.sections["doc_index"].to_numpy(), bm25, cosines) if measured and bm25 is not None else None
         signals = match_signals(self._keyword_index(counters.sections), query, results[0].text if results else None,
-                                float(cosines.max()) if cosines is not None and cosines.size else None)
+                                float(cosines.max()) if measured else None, agreement)
         return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started, notes,
                              confidence(signals), signals)
 
@@ -254,25 +256,32 @@ class Searcher:
             anchor_facts, graph = self._anchor_index(data)
             fact_cos = anchor_facts @ q if anchor_facts.size else np.zeros(0)
             return hipporag2_rank(data, graph, section_cos, fact_cos)
-        bm25 = np.zeros(data.sections.height)
-        if settings.bm25 > 0:
-            position = data.section_position
-            for hit in self._keyword_index(sections_generation).search(query, BM25_HITS):
-                row = position.get(hit.key[:3])
-                if row is not None:
-                    bm25[row] = hit.score
+        bm25 = self._bm25_sections(data, query, sections_generation)
         lexical = {}
         if settings.lexical > 0:
             lexical = match_names(data, query, fuzzy=settings.lexical_fuzzy)
         entity_cos = data.entity_vectors @ q if q is not None and data.entity_vectors.size else None
         fact_cos = data.fact_vectors @ q if q is not None and data.fact_vectors.size else None
         if mode == "dense":
-            return _dense_only(data, section_cos)
-        if mode == "rrf":
-            return rrf_ranking(data, bm25, section_cos)
-        walk = self._walk(data, settings, overlay=overlay) if settings.use_ppr else None
-        return rank(data, settings, walk, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,
-                    entity_cos=entity_cos, fact_cos=fact_cos, fact_selector=self._fact_selector(data, query, notes))
+            ranking = _dense_only(data, section_cos)
+        elif mode == "rrf":
+            ranking = rrf_ranking(data, bm25, section_cos)
+        else:
+            walk = self._walk(data, settings, overlay=overlay) if settings.use_ppr else None
+            ranking = rank(data, settings, walk, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,
+                           entity_cos=entity_cos, fact_cos=fact_cos, fact_selector=self._fact_selector(data, query, notes))
+        ranking.seeds.bm25_sections = bm25  # every mode's, for the confidence's leg agreement
+        return ranking
+
+    def _bm25_sections(self, data: RetrievalData, query: str, sections_generation: int) -> np.ndarray:
+        """BM25's scores per section row of ``data`` (zero beyond its best ``BM25_HITS``)."""
+        bm25 = np.zeros(data.sections.height)
+        position = data.section_position
+        for hit in self._keyword_index(sections_generation).search(query, BM25_HITS):
+            row = position.get(hit.key[:3])
+            if row is not None:
+                bm25[row] = hit.score
+        return bm25
 
     def _fact_selector(self, data: RetrievalData, query: str, notes: list[str]) -> FactSelector | None:
         """The configured filter as the pure scorer's callback; what it did goes to ``notes``."""

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.indexer import index_vault
-from engram_lab.retrieve.confidence import NO_GOOD_MATCH, MatchSignals, confidence, match_label, match_signals, missing_names
+from engram_lab.retrieve.confidence import (NO_GOOD_MATCH, MatchSignals, best_notes, confidence, leg_agreement, match_label,
+                                            match_signals, missing_names)
 from engram_lab.retrieve.searcher import Searcher
 from tests.retrieve.test_searcher import NOTES, BagOfWordsEmbedder
 
@@ -51,6 +53,37 @@ def test_confidence_rises_with_every_signal():
     assert "no good match" in match_label(low) and match_label(0.9) == "confidence 0.90" and match_label(None) is None
 
 
+
+def _best_notes_by_sorting_everything(docs: np.ndarray, scores: np.ndarray, k: int) -> list[int]:
+    order = sorted(range(scores.size), key=lambda row: -scores[row])
+    return list(dict.fromkeys(int(docs[row]) for row in order if scores[row] > 0))[:k]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_best_notes_match_a_full_sort(seed):
+    rng = np.random.default_rng(seed)
+    n_sections = int(rng.integers(1, 400))
+    docs = rng.integers(0, int(rng.integers(1, 60)), n_sections)  # many sections per note: the partial sort must widen
+    scores = rng.random(n_sections) - rng.random() * 0.8  # some sections score nothing
+    for k in (1, 3, 10, 50):
+        assert best_notes(docs, scores, k) == _best_notes_by_sorting_everything(docs, scores, k)
+
+
+def test_leg_agreement_is_the_shared_share_of_the_best_notes():
+    docs = np.array([0, 0, 1, 2, 3, 4])
+    bm25 = np.array([0.0, 5.0, 4.0, 0.0, 0.0, 1.0])  # notes 0, 1, 4
+    cosines = np.array([0.9, 0.1, 0.2, 0.8, 0.7, -0.1])  # notes 0, 3, 2... ranked 0 > 3 > 2 > 1 (4 has no positive score)
+    assert leg_agreement(docs, bm25, cosines, k=2) == 0.5  # {0, 1} against {0, 3}
+    assert leg_agreement(docs, bm25, cosines, k=10) == 2 / 4  # {0, 1, 4} against {0, 3, 2, 1}
+    assert leg_agreement(docs, np.zeros(6), cosines, k=10) == 0.0  # BM25 finds nothing
+    assert leg_agreement(docs, np.zeros(6), np.zeros(6), k=10) == 0.0
+
+
+def test_legs_that_agree_raise_the_confidence():
+    disagree, agree = MatchSignals(1.0, 0.5, 0.5, leg_agreement=0.0), MatchSignals(1.0, 0.5, 0.5, leg_agreement=1.0)
+    assert confidence(agree) > confidence(MatchSignals(1.0, 0.5, 0.5)) > confidence(disagree)
+    assert MatchSignals(1.0, 0.5, 0.5).to_json()["leg_agreement"] is None and agree.to_json()["leg_agreement"] == 1.0
+
 @pytest.fixture
 def searcher(vault, write):
     for name, text in NOTES.items():
@@ -65,6 +98,8 @@ def test_made_up_words_are_no_good_match_in_every_mode(searcher, mode):
     real = searcher.search("Porto Velho is the capital of Rondonia", mode=mode)
     assert nonsense.confidence is not None and nonsense.confidence < NO_GOOD_MATCH
     assert real.confidence is not None and real.confidence >= NO_GOOD_MATCH > nonsense.confidence
+    if mode != "keyword":  # the model's leg and BM25's both ran: how far they agree is part of the signal
+        assert real.signals.leg_agreement is not None and real.signals.leg_agreement > nonsense.signals.leg_agreement
 
 
 def test_the_json_payload_carries_the_confidence(vault, write, capsys):
