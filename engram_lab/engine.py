@@ -31,7 +31,7 @@ from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.searcher import SearchOutcome, Searcher
 from engram_lab.retrieve.settings import ABLATIONS, MODES
 from engram_lab.resolve.dismiss import Dismissal, dismiss_rule, retract_batch
-from engram_lab.resolve.run import AnalysisReport
+from engram_lab.resolve.run import AnalysisReport, warm_analysis
 from engram_lab.resolve.service import (
     import_decisions, judge_pair, pending_pairs, pending_rules, retract_decision, run_analysis, supersession_candidates,
     supersession_verdict,
@@ -64,6 +64,7 @@ class Engine:
         self.embedder_factory = embedder_factory
         self._searcher: Searcher | None = None
         self.analysis: AnalysisReport | None = None
+        self._analysis_warm = False  # whether a warm index run has read the analysis's kept state in this engine
 
     @fewer_collections()
     def index(self, *, full: bool = False, progress: bool | None = None, on_stage: StageListener | None = None,
@@ -79,6 +80,9 @@ class Engine:
             self._build_search_indexes(bar)
             bar.stage(ANALYSIS, 1)
             self.analysis = self._analyse(report, full)  # after the retrieval index: it reads its synonym pairs
+            if warm and not self._analysis_warm and self.analysis is None:
+                warm_analysis(self.vault)  # nothing to analyse now: read what the next edit's pass keeps
+            self._analysis_warm = self._analysis_warm or warm
             bar.advance()
             if warm:
                 self.searcher.prepare(progress=bar)

@@ -51,6 +51,25 @@ def test_a_warm_index_run_also_builds_the_matrices(vault, write):
     assert heard[-1] == p.MATRICES and engine.searcher.loaded_data is not None and engine.searcher._walks
 
 
+def test_the_first_warm_run_with_nothing_to_analyse_reads_the_analysis_state_once(vault, write, monkeypatch):
+    """A long-lived process's start-up pays for what the first edit's focused pass would otherwise read."""
+    import engram_lab.engine as engine_module
+
+    _engine(vault, write).index(progress=False)
+    warmed: list[object] = []
+    real = engine_module.warm_analysis
+    monkeypatch.setattr(engine_module, "warm_analysis", lambda vault: (warmed.append(vault), real(vault)))
+    engine = Engine(vault, embedder_factory=CountingEmbedder)
+    engine.index(progress=False)
+    assert warmed == []  # a one-off run (the CLI) keeps nothing
+    engine.index(progress=False, warm=True)
+    engine.index(progress=False, warm=True)
+    assert warmed == [vault]
+    write("city.md", "# Porto Velho\n\nPorto Velho lies on the Madeira River.\n")
+    engine.index(progress=False, warm=True)
+    assert warmed == [vault] and engine.query("Madeira River").results[0].path == "city.md"
+
+
 def test_an_edit_embeds_only_the_changed_texts(vault, write):
     engine = _engine(vault, write)
     engine.index(progress=False)

@@ -117,6 +117,16 @@ def record_digests(conn: sqlite3.Connection, stored: pl.DataFrame, digests: pl.D
     return Recorded(read_counter(conn, DIGESTS_GENERATION), pl.concat([left, written.select(list(DIGESTS_SCHEMA))]))
 
 
+def keep_stored_digests(conn: sqlite3.Connection) -> None:
+    """Read the recorded digests now and keep them for the next ``stored_digests`` (a long-lived process warming up:
+    its first edit then reads none). The generation is read first, so rows a writer committed in between are kept
+    under the older generation, which the next read does not match."""
+    ledger_id = read_meta(conn, LEDGER_ID)
+    if ledger_id is not None:
+        generation = read_counter(conn, DIGESTS_GENERATION)
+        _KEPT[ledger_id] = Recorded(generation, stored_digests(conn))
+
+
 def keep_recorded(conn: sqlite3.Connection, recorded: Recorded) -> None:
     """Keep a committed ``record_digests`` in this process for the next ``stored_digests`` (a rolled-back one
     must never be kept: its generation would be reused by the next writer)."""

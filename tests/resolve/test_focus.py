@@ -9,7 +9,8 @@ import pytest
 
 from engram_lab.graph.vocabulary import entity_iri
 from engram_lab.resolve.evidence import Expansions
-from engram_lab.resolve.focus import entity_digests, keep_recorded, moved_entities, record_digests, stored_digests
+from engram_lab.resolve.focus import (entity_digests, keep_recorded, keep_stored_digests, moved_entities, record_digests,
+                                      stored_digests)
 from engram_lab.state.db import open_ledger, transaction
 from tests.resolve.helpers import view_of
 
@@ -132,6 +133,24 @@ def test_what_a_process_keeps_after_a_record_equals_what_the_ledger_holds(vault)
         assert moved_entities(stored_digests(conn), second) == (set(), set())
     finally:
         conn.close()
+
+
+def test_digests_kept_at_warm_up_are_read_once_and_dropped_when_another_writer_moves_them(vault):
+    conn, other = open_ledger(vault), open_ledger(vault)
+    try:
+        first = digest_frame()
+        with transaction(other):
+            record_digests(other, stored_digests(other), first, None, set())
+        keep_stored_digests(conn)  # a long-lived process warming up: the ledger read once
+        kept = stored_digests(conn)
+        assert as_dict(kept) == as_dict(first) == _recorded_table(conn) and stored_digests(conn) is kept
+        second = digest_frame([*BASE[:-1], ("d9", "Acme Corp", "Organization")])
+        with transaction(other):
+            record_digests(other, stored_digests(other), second, *moved_entities(first, second))
+        assert as_dict(stored_digests(conn)) == as_dict(second) == _recorded_table(conn)
+    finally:
+        conn.close()
+        other.close()
 
 
 def test_a_rolled_back_record_is_never_kept(vault):
