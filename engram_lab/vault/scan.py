@@ -103,21 +103,20 @@ class _Walker:
                 elif entry.is_dir(follow_symlinks=False):
                     if not self._ignored(rel, True):
                         self.walk(entry.path, rel)
-                elif note_kind(name) is not None and not self._ignored(rel, False):
+                elif (kind := note_kind(name)) is not None and not self._ignored(rel, False):
                     info = entry.stat(follow_symlinks=False)  # only notes cost a stat call
                     if stat.S_ISREG(info.st_mode):
-                        self._file(entry.path, rel, info)
+                        self._file(entry.path, rel, kind, info)
             except FileNotFoundError:
                 continue  # vanished while listing: not there, nothing to report
             except OSError as exc:
                 self.result.problems.append(ScanProblem(rel, f"cannot stat: {exc.strerror}", note_kind(name) is not None))
 
-    def _file(self, path: str, rel: str, info: os.stat_result) -> None:
-        kind = note_kind(rel)
+    def _file(self, path: str, rel: str, kind: Literal["markdown", "notebook"], info: os.stat_result) -> None:
         problem = None if self.allow_hard_links else hard_link_problem(info)
-        if kind is not None and problem:
+        if problem:
             self.result.problems.append(ScanProblem(rel, problem, True))
-        elif kind is not None:
+        else:
             self.result.files.append(VaultFile(rel, path, kind, info.st_size, info.st_mtime_ns))
 
     def _symlink(self, entry: os.DirEntry[str], rel: str) -> None:
