@@ -151,10 +151,13 @@ class TableStore:
         return removed
 
     def read(self, table: str) -> pl.DataFrame:
-        files = sorted((self.base / table).glob("bucket-*.parquet"))
-        if not files:
-            return _empty(table)
-        return pl.concat([_read_bucket(f, table) for f in files], how="vertical")
+        buckets = self.read_buckets(table)
+        return pl.concat(list(buckets.values()), how="vertical") if buckets else _empty(table)
+
+    def read_buckets(self, table: str) -> dict[Path, pl.DataFrame]:
+        """Each bucket's frame, in file order (``read`` is their concatenation). A bucket no write touched since the
+        last read in this process is the same frame object."""
+        return {f: _read_bucket(f, table) for f in sorted((self.base / table).glob("bucket-*.parquet"))}
 
 
 # Bucket frames last read in this process, by file: an edit rewrites one bucket per table (a new file, so a new
@@ -174,6 +177,26 @@ def _read_bucket(path: Path, table: str) -> pl.DataFrame:
         _BUCKETS.clear()
     _BUCKETS[path] = (key, frame)
     return frame
+
+
+def rewritten_docs(old: pl.DataFrame, new: pl.DataFrame) -> set[str]:
+    """The documents whose rows differ between two versions of one bucket, in content or in order, gone ones
+    included: what a grouping kept from ``old`` must redo. ``apply`` keeps the rows of untouched documents in their
+    order and appends the rewritten ones, so the documents of ``new`` that stand as they were form a prefix of its
+    documents, each with the same rows as in ``old`` and in the same order; everything after the first one that does
+    not is rewritten (conservative: a note rewritten with identical rows at the same place counts as unchanged,
+    which it is)."""
+    def per_doc(frame: pl.DataFrame) -> pl.DataFrame:
+        return (frame.select("doc_id", hash=frame.hash_rows(seed=18)).with_row_index("position")
+                .group_by("doc_id", maintain_order=True).agg(pl.col("position").first(), pl.col("hash")))
+
+    before, after = per_doc(old), per_doc(new)
+    joined = after.join(before, on="doc_id", how="left", suffix="_old", maintain_order="left")
+    same = (pl.col("hash") == pl.col("hash_old")).fill_null(False)
+    in_order = pl.col("position_old") > pl.col("position_old").shift(1).fill_null(-1)
+    standing = joined.with_columns(keep=(same & in_order.fill_null(False)).cast(pl.Int8).cum_prod() == 1)
+    rewritten = set(standing.filter(~pl.col("keep"))["doc_id"].to_list())
+    return rewritten | (set(before["doc_id"].to_list()) - set(after["doc_id"].to_list()))
 
 
 def _conform(frame: pl.DataFrame, table: str) -> pl.DataFrame:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from engram_lab.index.tables import SCHEMAS, TableStore, rewritten_docs
+from engram_lab.last_few import LastFew
 from engram_lab.resolve.name_keys import NameKeys, name_keys
 
 
@@ -17,10 +19,10 @@ class RowSets:
     """Row i's set of other rows (relation neighbours), made when asked for: a pass scores the pairs of a few
     entities, and a frozenset for each of the 100,000-note benchmark's 580,000 entities took a second per edit."""
 
-    def __init__(self, lists: pl.Series) -> None:
-        lengths = lists.list.len().fill_null(0).to_numpy()
+    def __init__(self, lengths: np.ndarray, values: np.ndarray) -> None:
+        """``lengths[i]``: how many of ``values`` (concatenated in row order) are row i's."""
         self._offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        self._values = lists.explode().drop_nulls().cast(pl.Int64).to_numpy()
+        self._values = values
 
     def __len__(self) -> int:
         return self._offsets.size - 1
@@ -77,21 +79,117 @@ class EntityView:
 def entity_view(entities: pl.DataFrame, relations: pl.DataFrame, memo: Path | None = None) -> EntityView:
     """Aggregate per-document entity rows (the ``entities`` and ``relations`` tables) into one view; the frame also
     holds each entity's relation neighbours as sorted IRIs (``neighbour_iris``, what its digest reads)."""
-    frame = (
+    frame = _grouped(entities)
+    return _with_neighbours(frame, _neighbour_iris(_links(relations), frame["entity_iri"]), memo)
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Documents whose table rows changed since a view was built, and the rows they had then."""
+
+    docs: frozenset[str]
+    entities_before: pl.DataFrame
+    relations_before: pl.DataFrame
+
+
+def patched_entity_view(previous: EntityView, entities: pl.DataFrame, relations: pl.DataFrame, rewrite: Rewrite) -> EntityView:
+    """``entity_view(entities, relations)`` from ``previous`` (the view before ``rewrite``): only the entities the
+    rewritten documents named or linked before or do now are grouped again, and only they and whoever is linked to
+    one get their neighbours again. Equal to the full build because untouched documents' rows keep their order in
+    the tables (``TableStore.apply``), so "first" picks the same row (``tests/resolve/test_entities.py``)."""
+    docs = sorted(rewrite.docs)
+    linked_now = relations.filter(pl.col("doc_id").is_in(docs))
+    touched = pl.concat([rewrite.entities_before["entity_iri"], entities.filter(pl.col("doc_id").is_in(docs))["entity_iri"],
+                         *_endpoints(rewrite.relations_before), *_endpoints(linked_now)]).unique().implode()
+    fresh = _grouped(entities.filter(pl.col("entity_iri").is_in(touched)))
+    old = previous.frame
+    frame = pl.concat([old.filter(~pl.col("entity_iri").is_in(touched)).select(fresh.columns), fresh]).sort("entity_iri")
+    links = _links(relations)
+    affected = pl.concat([touched.explode(), links.filter(pl.col("b").is_in(touched))["a"]]).unique().implode()
+    redone = _neighbour_iris(links.filter(pl.col("a").is_in(affected)), frame["entity_iri"])
+    kept = old.filter(~pl.col("entity_iri").is_in(affected)).select("entity_iri", "neighbour_iris")
+    return _with_neighbours(frame, pl.concat([kept, redone]), previous.memo)
+
+
+def _endpoints(relations: pl.DataFrame) -> tuple[pl.Series, pl.Series]:
+    linked = relations.filter(pl.col("object_iri").is_not_null())
+    return linked["subject_iri"], linked["object_iri"]
+
+
+def _grouped(entities: pl.DataFrame) -> pl.DataFrame:
+    """One row per entity IRI, sorted by IRI: the first name and kind in row order, labels in order of first
+    appearance (name first), the documents sorted."""
+    return (
         entities.group_by("entity_iri")
         .agg(pl.col("name").first(), pl.col("kind").first(),
-             pl.col("aliases").list.explode(keep_nulls=False, empty_as_null=False).unique().alias("aliases"),
+             pl.col("aliases").list.explode(keep_nulls=False, empty_as_null=False).unique(maintain_order=True).alias("aliases"),
              pl.col("doc_id").unique().sort().alias("doc_ids"))
         .with_columns(pl.concat_list([pl.col("name"), pl.col("aliases")]).list.unique(maintain_order=True).alias("labels"))
         .sort("entity_iri")
         .select("entity_iri", "name", "kind", "labels", "doc_ids")
     )
-    rows = frame.select("entity_iri").with_row_index("row")
+
+
+def _links(relations: pl.DataFrame) -> pl.DataFrame:
+    """Every relation between two entities as (a, b) both ways, self-links dropped, repeats kept."""
     linked = relations.filter(pl.col("object_iri").is_not_null()).select(a="subject_iri", b="object_iri")
-    both = (pl.concat([linked, linked.select(a="b", b="a")]).filter(pl.col("a") != pl.col("b")).unique()
-            .join(rows.rename({"entity_iri": "a", "row": "row_a"}), on="a")
-            .join(rows.rename({"entity_iri": "b", "row": "row_b"}), on="b"))
-    grouped = both.group_by("row_a").agg(pl.col("row_b").sort().alias("neighbour_rows"), pl.col("b").sort().alias("neighbour_iris"))
-    joined = rows.join(grouped, left_on="row", right_on="row_a", how="left").sort("row")
-    frame = frame.with_columns(joined["neighbour_iris"].fill_null([]).alias("neighbour_iris"))
-    return EntityView(frame, RowSets(joined["neighbour_rows"]), memo)
+    return pl.concat([linked, linked.select(a="b", b="a")]).filter(pl.col("a") != pl.col("b"))
+
+
+def _neighbour_iris(links: pl.DataFrame, iris: pl.Series) -> pl.DataFrame:
+    """entity_iri -> its partners among ``iris``, sorted (entities with none are absent)."""
+    present = iris.implode()
+    return (links.filter(pl.col("a").is_in(present) & pl.col("b").is_in(present)).unique()
+            .group_by("a").agg(pl.col("b").sort().alias("neighbour_iris")).rename({"a": "entity_iri"}))
+
+
+def _with_neighbours(frame: pl.DataFrame, neighbours: pl.DataFrame, memo: Path | None) -> EntityView:
+    """The view of ``frame`` (sorted by IRI) with each row's neighbour IRIs and their rows (by binary search)."""
+    frame = (frame.join(neighbours, on="entity_iri", how="left", maintain_order="left")
+             .with_columns(pl.col("neighbour_iris").fill_null([])))
+    lists = frame["neighbour_iris"]
+    rows = frame["entity_iri"].search_sorted(lists.explode(empty_as_null=False).drop_nulls())
+    return EntityView(frame, RowSets(lists.list.len().to_numpy(), rows.cast(pl.Int64).to_numpy()), memo)
+
+
+PATCH_SHARE = 0.25  # past this share of rewritten documents the whole build costs no more than the patch
+_KEPT: LastFew[Path, tuple[dict[Path, pl.DataFrame], dict[Path, pl.DataFrame], EntityView]] = LastFew(4)
+
+
+def table_entity_view(tables: TableStore, memo: Path | None = None) -> EntityView:
+    """The view of the tables as they are now; patched from the one this process built last from the same tables
+    when few documents' rows moved since (a long-lived process's edit: 0.25 s of regrouping at 10,000 notes), else
+    built whole."""
+    entity_buckets, relation_buckets = tables.read_buckets("entities"), tables.read_buckets("relations")
+    entities, relations = _concat(list(entity_buckets.values()), "entities"), _concat(list(relation_buckets.values()), "relations")
+    kept = _KEPT.get(tables.base)
+    view = None
+    if kept is not None:
+        rewrite = _rewrite(kept[0], entity_buckets, kept[1], relation_buckets)
+        if len(rewrite.docs) <= max(8, PATCH_SHARE * kept[2].frame.height):
+            view = patched_entity_view(kept[2], entities, relations, rewrite) if rewrite.docs else kept[2]
+    if view is None:
+        view = entity_view(entities, relations, memo)
+    _KEPT[tables.base] = (entity_buckets, relation_buckets, view)
+    return view
+
+
+def _concat(frames: list[pl.DataFrame], table: str) -> pl.DataFrame:
+    return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=SCHEMAS[table])
+
+
+def _rewrite(entities_before: dict[Path, pl.DataFrame], entities_now: dict[Path, pl.DataFrame],
+             relations_before: dict[Path, pl.DataFrame], relations_now: dict[Path, pl.DataFrame]) -> Rewrite:
+    """The documents whose rows moved between two reads of the buckets, and their rows in the first."""
+    docs: set[str] = set()
+    old_frames: dict[str, list[pl.DataFrame]] = {"entities": [], "relations": []}
+    for table, before, now in (("entities", entities_before, entities_now), ("relations", relations_before, relations_now)):
+        empty = pl.DataFrame(schema=SCHEMAS[table])
+        for path in before.keys() | now.keys():
+            old, new = before.get(path, empty), now.get(path, empty)
+            if old is not new:
+                docs |= rewritten_docs(old, new)
+                old_frames[table].append(old)
+    wanted = sorted(docs)
+    return Rewrite(frozenset(docs), *(_concat(old_frames[table], table).filter(pl.col("doc_id").is_in(wanted))
+                                      for table in ("entities", "relations")))

@@ -34,7 +34,7 @@ from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, layout_is_current,
 from engram_lab.index.tables import SCHEMAS, TABLES_DIR, TableStore
 from engram_lab.last_few import kept_for_last
 from engram_lab.resolve.candidates import Pair, candidate_pairs
-from engram_lab.resolve.entities import EntityView, entity_view
+from engram_lab.resolve.entities import EntityView, table_entity_view
 from engram_lab.resolve.evidence import Expansions, PairEvidence, score_pair
 from engram_lab.resolve.focus import (entity_digests, keep_recorded, keep_stored_digests, moved_entities, record_digests,
                                       stored_digests)
@@ -89,7 +89,7 @@ class TableData:
 
 def load_tables(vault: Path) -> TableData:
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
-    view = entity_view(tables.read("entities"), tables.read("relations"), memo=engram_dir(vault) / ANALYSIS_DIR / MEMO_FILE)
+    view = table_entity_view(tables, memo=engram_dir(vault) / ANALYSIS_DIR / MEMO_FILE)
     return TableData(view, tables.read("statements"), tables.read("documents"))
 
 

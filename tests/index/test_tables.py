@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from engram_lab.index.tables import SCHEMAS, DocumentRows, TableStore, bucket_of
+import polars as pl
+
+from engram_lab.index.tables import SCHEMAS, DocumentRows, TableStore, bucket_of, rewritten_docs
 
 
 def rows(doc_id: str, name: str) -> DocumentRows:
@@ -24,3 +26,14 @@ def test_apply_replace_and_remove(tmp_path):
     assert sorted(store.read("documents")["doc_id"].to_list()) == [ids[0], ids[2]]
     assert set(store.read("relations").columns) == set(SCHEMAS["relations"])
     assert len({bucket_of(i) for i in ids}) == 3
+
+
+def test_rewritten_docs_are_those_whose_rows_moved_in_content_or_order():
+    old = pl.DataFrame({"doc_id": ["a", "a", "b", "c"], "x": [1, 2, 3, 4]})
+    assert rewritten_docs(old, old) == set()
+    assert rewritten_docs(old, pl.DataFrame({"doc_id": ["a", "a", "c", "b"], "x": [1, 2, 4, 3]})) == {"b"}  # b written again
+    assert rewritten_docs(old, pl.DataFrame({"doc_id": ["a", "a", "c", "b"], "x": [1, 2, 4, 5]})) == {"b"}
+    assert rewritten_docs(old, pl.DataFrame({"doc_id": ["a", "a", "c"], "x": [1, 2, 4]})) == {"b"}  # deleted
+    assert rewritten_docs(old, pl.DataFrame({"doc_id": ["a", "a", "b", "c", "d"], "x": [1, 2, 3, 4, 9]})) == {"d"}  # new
+    assert rewritten_docs(old, pl.DataFrame({"doc_id": ["b", "c", "a"], "x": [3, 4, 1]})) == {"a"}  # a lost a row
+    assert rewritten_docs(pl.DataFrame(schema=old.schema), old) == {"a", "b", "c"}
