@@ -127,12 +127,17 @@ class RetrievalData:
         return dict(zip(self.documents["doc_id"].to_list(), self.documents["path"].to_list()))
 
     @cached_property
-    def facts_by_subject(self) -> dict[int, list[int]]:
-        """Entity index -> the facts it is the subject of (ascending), so evidence lookups touch only those."""
-        out: dict[int, list[int]] = {}
-        for fact, subject in enumerate(self.facts["s"].to_list()):
-            out.setdefault(subject, []).append(fact)
-        return out
+    def _facts_by_subject(self) -> tuple[np.ndarray, np.ndarray]:
+        """The facts' subjects sorted, and the fact of each (a stable sort: ascending within one subject)."""
+        subjects = self.facts["s"].to_numpy()
+        order = np.argsort(subjects, kind="stable")
+        return subjects[order], order
+
+    def facts_of_subject(self, entity: int) -> np.ndarray:
+        """The facts ``entity`` is the subject of, ascending, so evidence lookups touch only those (a dictionary of
+        every subject's facts took 0.05 s to build on each new index at 10,000 notes: once per edit)."""
+        subjects, order = self._facts_by_subject
+        return order[np.searchsorted(subjects, entity, "left") : np.searchsorted(subjects, entity, "right")]
 
     @cached_property
     def fact_sections(self) -> np.ndarray:

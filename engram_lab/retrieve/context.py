@@ -71,7 +71,7 @@ def assemble(data: RetrievalData, results: list[SearchResult], entity_scores: np
     subjects, objects = data.facts["s"].to_numpy(), data.facts["o"].to_numpy()
     wanted = set(top_entities) | bridges
     ends = wanted | set(seed_entities)
-    chosen = sorted(f for e in wanted for f in data.facts_by_subject.get(e, ()) if int(objects[f]) in ends)
+    chosen = sorted(int(f) for e in wanted for f in data.facts_of_subject(e) if int(objects[f]) in ends)
     evidence: list[EvidenceLine] = []
     for f in chosen:
         line = _fact_line(data, int(f), paths)
