@@ -144,11 +144,13 @@ def _neighbour_iris(links: pl.DataFrame, iris: pl.Series) -> pl.DataFrame:
 
 
 def _with_neighbours(frame: pl.DataFrame, neighbours: pl.DataFrame, memo: Path | None) -> EntityView:
-    """The view of ``frame`` (sorted by IRI) with each row's neighbour IRIs and their rows (by binary search)."""
+    """The view of ``frame`` with each row's neighbour IRIs and their rows (a hash join: a binary search over the
+    sorted IRIs took three times as long)."""
     frame = (frame.join(neighbours, on="entity_iri", how="left", maintain_order="left")
              .with_columns(pl.col("neighbour_iris").fill_null([])))
     lists = frame["neighbour_iris"]
-    rows = frame["entity_iri"].search_sorted(lists.explode(empty_as_null=False).drop_nulls())
+    rows = (lists.explode(empty_as_null=False).drop_nulls().to_frame("entity_iri")
+            .join(frame.select("entity_iri").with_row_index("row"), on="entity_iri", how="left", maintain_order="left")["row"])
     return EntityView(frame, RowSets(lists.list.len().to_numpy(), rows.cast(pl.Int64).to_numpy()), memo)
 
 
