@@ -13,6 +13,7 @@ from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
 from engram_lab.graph import vocabulary as v
+from engram_lab.last_few import LastFew
 
 
 class NoteLinkResolver:
@@ -21,11 +22,20 @@ class NoteLinkResolver:
     def __init__(self, titles: list[str | None], paths: list[str]) -> None:
         self._by_path = {path: i for i, path in enumerate(paths)}
         self._by_name: dict[str, int] = {}
+        self._answers: dict[str, int | None] = {}  # target -> note, as resolved before by this resolver
         for i, (title, path) in enumerate(zip(titles, paths)):
             for key in _name_keys(title or "", path):
                 self._by_name.setdefault(key, i)
 
     def __call__(self, target: str) -> int | None:
+        if target in self._answers:
+            return self._answers[target]
+        found = self._resolve(target)
+        if len(self._answers) < MAX_ANSWERS:
+            self._answers[target] = found
+        return found
+
+    def _resolve(self, target: str) -> int | None:
         if target in self._by_path:
             return self._by_path[target]
         parts = urlsplit(target)
@@ -40,6 +50,24 @@ class NoteLinkResolver:
             if found is not None:
                 return found
         return None
+
+
+MAX_ANSWERS = 1 << 20  # targets a resolver remembers
+
+
+def note_link_resolver(titles: list[str | None], paths: list[str]) -> NoteLinkResolver:
+    """A resolver for these notes: the last one made while the titles and paths are the same (an edit rarely moves
+    them), with the answers it gave; resolving every link of the vault again took 0.04 s of each edit at 10,000
+    notes."""
+    last = _LAST.get(0)
+    if last is not None and last[0] == titles and last[1] == paths:
+        return last[2]
+    resolver = NoteLinkResolver(titles, paths)
+    _LAST[0] = (list(titles), list(paths), resolver)
+    return resolver
+
+
+_LAST: LastFew[int, tuple[list[str | None], list[str], NoteLinkResolver]] = LastFew(1)
 
 
 @lru_cache(maxsize=1 << 17)  # a long-lived process rebuilds the resolver on every edit, over every note

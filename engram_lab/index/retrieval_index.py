@@ -31,7 +31,7 @@ from engram_lab.index.chunks import Chunk, section_chunks
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
 from engram_lab.index.grouping import group_entities, group_facts, links_of, patch_entities, patch_facts
-from engram_lab.index.note_links import NoteLinkResolver
+from engram_lab.index.note_links import note_link_resolver
 from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists, patch_pairs
 from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, NEIGHBOURS, StageProgress
 from engram_lab.index.publish import current_index_dir, publish_index
@@ -443,7 +443,7 @@ def _edges(documents, facts, raw_entities, links, entity_index, position, entity
                           schema={"label": pl.String, "src": pl.Int64})
     about = titles.join(named, on="label").select("src", "dst", pl.lit("about").alias("type"))
     # Note links: a wikilink names a note (title, file stem or path); a Markdown link gives its path or a web copy's address.
-    resolve = NoteLinkResolver(documents["title"].to_list(), documents["path"].to_list())
+    resolve = note_link_resolver(documents["title"].to_list(), documents["path"].to_list())
     linked = [(position[doc_id], other) for doc_id, target in zip(links["doc_id"].to_list(), links["object"].to_list())
               if (other := resolve(target or "")) is not None and other != position[doc_id]]
     link_rows = pl.DataFrame({"src": [a for a, _ in linked], "dst": [b for _, b in linked], "type": ["link"] * len(linked)}, schema=schema)

@@ -2,7 +2,7 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from engram_lab.index.note_links import NoteLinkResolver, stem_and_base
+from engram_lab.index.note_links import NoteLinkResolver, note_link_resolver, stem_and_base
 
 PATHS = ["README.md", "text/0012-first.md", "text/0040-later.md", "people/Amara Okafor.md"]
 TITLES = ["Read me", "First rule", None, "Amara Okafor"]
@@ -54,3 +54,15 @@ def test_markdown_and_web_copy_links_become_link_edges_of_the_walk(tmp_path):
                                   "dots.in.name/x.md", "a/b..md", "ünï/çödé.ipynb", "a/.md", "x"])
 def test_stem_and_base_equal_pathlib(path):
     assert stem_and_base(path) == (PurePosixPath(path).stem, str(PurePosixPath(path).with_suffix("")))
+
+
+def test_a_resolver_is_reused_while_the_notes_stand_and_answers_as_a_fresh_one():
+    targets = ["First rule", "0040-later", "people/Amara Okafor.md", "Nobody", "Read me", "First rule"]
+    kept = note_link_resolver(list(TITLES), list(PATHS))
+    assert [kept(t) for t in targets] == [resolver()(t) for t in targets]
+    assert note_link_resolver(list(TITLES), list(PATHS)) is kept  # equal lists, new objects: the same resolver
+    retitled = ["Read me", "Second rule", None, "Amara Okafor"]
+    moved = note_link_resolver(retitled, list(PATHS))
+    assert moved is not kept and moved("Second rule") == 1 and moved("First rule") is None
+    renamed = note_link_resolver(retitled, ["README.md", "text/0013-first.md", "text/0040-later.md", "people/Amara Okafor.md"])
+    assert renamed("text/0012-first.md") is None and renamed("text/0013-first.md") == 1
