@@ -87,3 +87,15 @@ def test_an_entity_that_goes_or_comes_leaves_or_enters_the_neighbours_of_notes_n
     for change in (None, orca_note):
         _apply(store, {b: change})
         _assert_equal(table_entity_view(store), entity_view(store.read("entities"), store.read("relations")))
+
+
+def test_labels_and_documents_read_by_row_equal_the_whole_column(tmp_path):
+    store = TableStore(tmp_path / "tables")
+    rng = random.Random(4)
+    _apply(store, {_doc_id(i): _document(rng, _doc_id(i)) for i in range(12)})
+    view = table_entity_view(store)
+    labels, docs = view.frame["labels"].to_list(), view.frame["doc_ids"].to_list()
+    for row in reversed(range(view.size)):  # any order, each row converted once and remembered
+        assert view.labels[row] == list(labels[row] or []) and view.doc_sets[row] == frozenset(docs[row] or [])
+        assert view.labels[row] is view.labels[row]
+    assert list(view.labels) == [list(x or []) for x in labels] and len(view.doc_sets) == view.size
