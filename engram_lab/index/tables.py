@@ -188,11 +188,14 @@ def rewritten_docs(old: pl.DataFrame, new: pl.DataFrame) -> set[str]:
     which it is)."""
     def per_doc(frame: pl.DataFrame) -> pl.DataFrame:
         return (frame.select("doc_id", hash=frame.hash_rows(seed=18)).with_row_index("position")
-                .group_by("doc_id", maintain_order=True).agg(pl.col("position").first(), pl.col("hash")))
+                .group_by("doc_id", maintain_order=True)
+                .agg(pl.col("position").first(), pl.col("hash"),
+                     together=pl.col("position").last() - pl.col("position").first() + 1 == pl.len()))
 
     before, after = per_doc(old), per_doc(new)
     joined = after.join(before, on="doc_id", how="left", suffix="_old", maintain_order="left")
-    same = (pl.col("hash") == pl.col("hash_old")).fill_null(False)
+    # (rows of one document interleaved with another's, which ``apply`` never writes, never count as standing)
+    same = (pl.col("hash") == pl.col("hash_old")).fill_null(False) & pl.col("together") & pl.col("together_old").fill_null(False)
     in_order = pl.col("position_old") > pl.col("position_old").shift(1).fill_null(-1)
     standing = joined.with_columns(keep=(same & in_order.fill_null(False)).cast(pl.Int8).cum_prod() == 1)
     rewritten = set(standing.filter(~pl.col("keep"))["doc_id"].to_list())

@@ -40,7 +40,8 @@ T = TypeVar("T")
 
 class RowValues(Generic[T]):
     """Row i's value of a list column, converted when asked for and remembered: a pass scores the pairs of a few
-    hundred entities, and converting every row's list (88,000 at 10,000 notes) took 0.1-0.3 s of each edit."""
+    hundred entities, and converting every row's list (88,000 at 10,000 notes) took 0.1-0.3 s of each edit.
+    Callers must not change what they get: a view, and so its values, may be handed out again."""
 
     def __init__(self, column: pl.Series, convert: Callable[[list[str] | None], T]) -> None:
         self._column, self._convert = column, convert
@@ -50,6 +51,7 @@ class RowValues(Generic[T]):
         return self._column.len()
 
     def __getitem__(self, row: int) -> T:
+        row = int(row)  # a numpy integer too
         if row not in self._done:
             value = self._column[row]
             self._done[row] = self._convert(None if value is None else value.to_list())

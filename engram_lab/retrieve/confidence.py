@@ -41,7 +41,8 @@ class MatchSignals:
     passage_coverage: float  # IDF share of the query's terms that the best passage holds
     best_cosine: float | None  # the query against the most similar passage (None: no model loaded)
     missing_names: tuple[str, ...] = ()  # names the query asks about that no passage of the vault holds
-    leg_agreement: float | None = None  # share of BM25's best notes that the dense leg also ranks best (None: no model)
+    leg_agreement: float | None = None  # share of the dense leg's best notes BM25 also ranks best (None: no model
+    # loaded, or hipporag2, which ranks without BM25)
 
     def to_json(self) -> dict[str, object]:
         return {"vault_coverage": round(self.vault_coverage, 4), "passage_coverage": round(self.passage_coverage, 4),
@@ -67,9 +68,11 @@ def best_notes(section_docs: np.ndarray, section_scores: np.ndarray, k: int) -> 
     candidates = np.flatnonzero(section_scores > 0)
     take = min(candidates.size, 8 * k)
     while True:
-        rows = candidates if take >= candidates.size else \
-            candidates[np.argpartition(-section_scores[candidates], take - 1)[:take]]
-        rows = rows[np.argsort(-section_scores[rows], kind="stable")]
+        rows = candidates
+        if take < candidates.size:  # every section scoring at least the take-th best, ties included, in row order
+            cutoff = section_scores[candidates[np.argpartition(-section_scores[candidates], take - 1)[take - 1]]]
+            rows = candidates[section_scores[candidates] >= cutoff]
+        rows = rows[np.argsort(-section_scores[rows], kind="stable")]  # ties in row order, as a full stable sort
         notes = list(dict.fromkeys(section_docs[rows].tolist()))
         if len(notes) >= k or rows.size == candidates.size:
             return notes[:k]

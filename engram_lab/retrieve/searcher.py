@@ -265,7 +265,7 @@ class Searcher:
         if mode == "dense":
             ranking = _dense_only(data, section_cos)
         elif mode == "rrf":
-            ranking = rrf_ranking(data, bm25, section_cos)
+            ranking = rrf_ranking(data, bm25 if settings.bm25 > 0 else np.zeros_like(bm25), section_cos)
         else:
             walk = self._walk(data, settings, overlay=overlay) if settings.use_ppr else None
             ranking = rank(data, settings, walk, lexical=lexical, bm25_sections=bm25, section_cos=section_cos,

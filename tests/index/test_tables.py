@@ -37,3 +37,5 @@ def test_rewritten_docs_are_those_whose_rows_moved_in_content_or_order():
     assert rewritten_docs(old, pl.DataFrame({"doc_id": ["a", "a", "b", "c", "d"], "x": [1, 2, 3, 4, 9]})) == {"d"}  # new
     assert rewritten_docs(old, pl.DataFrame({"doc_id": ["b", "c", "a"], "x": [3, 4, 1]})) == {"a"}  # a lost a row
     assert rewritten_docs(pl.DataFrame(schema=old.schema), old) == {"a", "b", "c"}
+    interleaved = pl.DataFrame({"doc_id": ["a", "b", "a", "b"], "x": [1, 3, 2, 4]})  # never written so, never trusted
+    assert rewritten_docs(interleaved, pl.DataFrame({"doc_id": ["a", "a", "b", "b"], "x": [1, 2, 3, 4]})) == {"a", "b"}

@@ -65,6 +65,8 @@ def test_best_notes_match_a_full_sort(seed):
     n_sections = int(rng.integers(1, 400))
     docs = rng.integers(0, int(rng.integers(1, 60)), n_sections)  # many sections per note: the partial sort must widen
     scores = rng.random(n_sections) - rng.random() * 0.8  # some sections score nothing
+    if seed % 2:
+        scores = np.round(scores * 4) / 4  # heavy ties, as BM25 gives: kept in row order, as a stable sort keeps them
     for k in (1, 3, 10, 50):
         assert best_notes(docs, scores, k) == _best_notes_by_sorting_everything(docs, scores, k)
 
@@ -114,3 +116,22 @@ def test_the_json_payload_carries_the_confidence(vault, write, capsys):
     assert payload["no_good_match"] is True and 0 <= payload["confidence"] < NO_GOOD_MATCH
     assert main(["search", str(vault), "Where was Ana Ruiz born?"]) == 0
     assert "confidence" in capsys.readouterr().out
+
+
+def test_rrf_without_its_bm25_weight_ranks_by_the_dense_leg_alone(searcher, monkeypatch):
+    """BM25 now runs in every mode (for the agreement); a mode's weight still decides whether it ranks."""
+    from engram_lab.retrieve.settings import settings_for
+
+    query = "Where was Ana Ruiz born?"
+    dense = [r.path for r in searcher.search(query, mode="dense").results]
+    real = Searcher._bm25_sections
+
+    def bm25_for_the_last(self, data, query, generation):  # type: ignore[no-untyped-def]
+        scores = real(self, data, query, generation) * 0
+        scores[data.sections["doc_index"].to_numpy() == data.documents["path"].to_list().index(dense[-1])] = 5.0
+        return scores
+
+    monkeypatch.setattr(Searcher, "_bm25_sections", bm25_for_the_last)
+    assert [r.path for r in searcher.search(query, mode="rrf").results][:2] != dense[:2]  # BM25 counts in rrf
+    no_bm25 = settings_for("rrf").with_(bm25=0.0)
+    assert [r.path for r in searcher.search(query, mode="rrf", settings=no_bm25).results] == dense
