@@ -66,7 +66,10 @@ class RetrievalSettings:
     csls: bool | None = None
     use_ppr: bool = True
     damping: float = 0.5  # 1 - restart probability
-    ppr_tolerance: float = 1e-10  # L1 change at which the walk stops
+    # L1 change at which the walk stops (its scores sum to 1). 1e-7 instead of 1e-10: every ranking the same on the
+    # three dev sets and on 70 queries of the 10,000- and 100,000-note benchmarks, ~10 fewer of ~33 steps (100,000
+    # notes: full p50 1,101 -> 814 ms; BENCHMARKS.md, session 20).
+    ppr_tolerance: float = 1e-7
     ppr_single_precision: bool = False  # walk a float32 matrix (only sensible with a loose tolerance)
     lexical_fuzzy: bool = True  # also match names within a small edit distance (slow on very large vaults)
     synonym_threshold: float = 0.8

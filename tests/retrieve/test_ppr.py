@@ -61,3 +61,18 @@ def test_a_large_single_precision_graph_steps_in_parallel_blocks_with_the_same_r
     unsplit = WalkGraph(single.transition_t, single.dangling)
     assert np.allclose(personalized_pagerank(single, reset, tol=1e-6), personalized_pagerank(unsplit, reset, tol=1e-6), atol=1e-7)
     assert np.abs(personalized_pagerank(single, reset, tol=1e-6) - personalized_pagerank(whole, reset, tol=1e-12)).sum() < 1e-5
+
+
+def test_full_search_stops_within_its_tolerance_of_the_converged_scores():
+    """At damping 0.5 each step at least halves the change, so what is left after the stop is at most the last change."""
+    from engram_lab.retrieve.settings import settings_for
+
+    tol = settings_for("full").ppr_tolerance
+    rng = np.random.default_rng(7)
+    adjacency = sp.random(2000, 2000, density=0.003, random_state=3, format="csr")
+    graph = transition_matrix(adjacency + adjacency.T)
+    reset = np.zeros(2000)
+    reset[rng.choice(2000, 5, replace=False)] = rng.random(5)
+    converged = personalized_pagerank(graph, reset, 0.5, tol=1e-14, max_iter=1000)
+    stopped = personalized_pagerank(graph, reset, 0.5, tol=tol)
+    assert 0 < np.abs(converged - stopped).sum() <= tol
