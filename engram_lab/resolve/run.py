@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator, Set
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from engram_lab.graph.store import STORE_DIR, GraphStore
 from engram_lab.index.derived import index_dir
 from engram_lab.index.publish import current_index_dir
 from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, layout_is_current, synonym_pairs_and_entities
+from engram_lab.index.note_links import stem_and_base
 from engram_lab.index.tables import SCHEMAS, TABLES_DIR, TableStore
 from engram_lab.last_few import kept_for_last
 from engram_lab.resolve.candidates import Pair, candidate_pairs
@@ -82,9 +84,17 @@ class TableData:
         names = dict(zip(self.view.iris, self.view.names))
         note_by_title: dict[str, str] = {}
         for doc_id, title, path in zip(self.documents["doc_id"].to_list(), self.documents["title"].to_list(), self.documents["path"].to_list()):
-            for form in (title or "", Path(path).stem, str(Path(path).with_suffix(""))):
-                note_by_title.setdefault(nm.loose(form), doc_id)
+            for form in _title_forms(title or "", path):
+                note_by_title.setdefault(form, doc_id)
         return dated_decisions(self.statements, state, names, note_by_title)
+
+
+@lru_cache(maxsize=1 << 18)  # a process recomputing the candidates (a delete, say) folded every note's names again: 9 s
+# of a delete at 100,000 notes
+def _title_forms(title: str, path: str) -> tuple[str, str, str]:
+    """A note's title, file stem and path without suffix, folded as names are (how a decision names its note)."""
+    stem, without_suffix = stem_and_base(path)
+    return nm.loose(title), nm.loose(stem), nm.loose(without_suffix)
 
 
 def load_tables(vault: Path) -> TableData:

@@ -65,3 +65,15 @@ def test_a_candidate_disappears_with_the_later_decision():
 def test_undated_or_same_day_decisions_are_never_candidates():
     rows = [("a", "Decision: use CT-200.", "2026-01-01", [SENSOR]), ("b", "Decision: drop CT-200.", "2026-01-01", [SENSOR])]
     assert _candidates(rows) == {}
+
+
+def test_a_notes_title_forms_equal_the_path_rules_they_replaced():
+    from pathlib import Path
+
+    from engram_lab.resolve import names as nm
+    from engram_lab.resolve.run import _title_forms
+
+    for title, path in [("Sensor review", "meetings/2026-03-18 Sensor Review.md"), ("", "a/b.c.md"), ("x", "noext"),
+                        ("", ".hidden.md"), ("Ådne", "dir.x/file"), ("", "notes/Café.ipynb")]:
+        expected = tuple(nm.loose(form) for form in (title, Path(path).stem, str(Path(path).with_suffix(""))))
+        assert _title_forms(title, path) == expected
