@@ -195,12 +195,14 @@ def table_entity_view(tables: TableStore, memo: Path | None = None) -> EntityVie
     view = None
     if kept is not None:
         rewrite = _rewrite(kept[0], entity_buckets, kept[1], relation_buckets)
-        if len(rewrite.docs) <= max(8, PATCH_SHARE * kept[2].frame.height):
+        if len(rewrite.docs) <= 8 or len(rewrite.docs) <= PATCH_SHARE * entities["doc_id"].n_unique():
             view = patched_entity_view(kept[2], entities, relations, rewrite) if rewrite.docs else kept[2]
     if view is None:
         view = entity_view(entities, relations, memo)
-    _KEPT[tables.base] = (entity_buckets, relation_buckets, view)
-    return view
+    # Kept without what callers derive from it (name keys: 17 million rows at 100,000 notes), so the process holds the
+    # frame and neighbour lists only; every caller gets a view of its own to derive on.
+    _KEPT[tables.base] = (entity_buckets, relation_buckets, EntityView(view.frame, view.neighbours, view.memo))
+    return EntityView(view.frame, view.neighbours, view.memo)
 
 
 def _concat(frames: list[pl.DataFrame], table: str) -> pl.DataFrame:

@@ -60,11 +60,14 @@ def test_a_patched_view_equals_the_view_built_whole(tmp_path, monkeypatch, seed)
     assert len(patches) >= 10  # the patch ran (a step over the patch share would have built whole)
 
 
-def test_a_view_read_twice_with_nothing_rewritten_is_the_same_view(tmp_path):
+def test_a_view_read_twice_with_nothing_rewritten_shares_its_frame_but_not_what_callers_derive(tmp_path):
     store = TableStore(tmp_path / "tables")
     rng = random.Random(1)
     _apply(store, {_doc_id(i): _document(rng, _doc_id(i)) for i in range(5)})
-    assert table_entity_view(store) is table_entity_view(store)
+    first, second = table_entity_view(store), table_entity_view(store)
+    assert first.frame is second.frame and first is not second
+    first.name_keys  # derived on the caller's view only
+    assert "name_keys" not in second.__dict__ and "name_keys" not in entities_module._KEPT.get(store.base)[2].__dict__
 
 
 def _named(doc: str, *iris: str) -> list[dict[str, object]]:
