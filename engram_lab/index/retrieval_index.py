@@ -437,19 +437,29 @@ def _edges(documents, facts, raw_entities, links, entity_index, position, entity
     mentions = (raw_entities.select("doc_id", "entity_iri").join(doc_rows, on="doc_id").join(entity_rows, on="entity_iri")
                 .select("src", "dst", pl.lit("mention").alias("type")))
     # About: a note and the entities its title names (the note is their page), whatever kind each was given.
-    named = pl.DataFrame({"label": [v.normalise_label(name) for name in entity_names], "dst": range(n_pass, n_pass + len(entity_names))},
+    named = pl.DataFrame({"label": [_label(name) for name in entity_names], "dst": range(n_pass, n_pass + len(entity_names))},
                          schema={"label": pl.String, "dst": pl.Int64})
-    titles = pl.DataFrame({"label": [v.normalise_label(title) for title in documents["title"].to_list()], "src": range(n_pass)},
+    titles = pl.DataFrame({"label": [_label(title) for title in documents["title"].to_list()], "src": range(n_pass)},
                           schema={"label": pl.String, "src": pl.Int64})
     about = titles.join(named, on="label").select("src", "dst", pl.lit("about").alias("type"))
-    # Note links: a wikilink names a note (title, file stem or path); a Markdown link gives its path or a web copy's address.
+    # Note links: a wikilink names a note (title, file stem or path); a Markdown link gives its path or a web copy's
+    # address. Each distinct target is resolved once, then joined back to every link that writes it.
     resolve = note_link_resolver(documents["title"].to_list(), documents["path"].to_list())
-    linked = [(position[doc_id], other) for doc_id, target in zip(links["doc_id"].to_list(), links["object"].to_list())
-              if (other := resolve(target or "")) is not None and other != position[doc_id]]
-    link_rows = pl.DataFrame({"src": [a for a, _ in linked], "dst": [b for _, b in linked], "type": ["link"] * len(linked)}, schema=schema)
+    targets = links.select("doc_id", target=pl.col("object").fill_null(""))
+    distinct = targets["target"].unique().to_list()
+    answers = pl.DataFrame({"target": distinct, "dst": [resolve(target) for target in distinct]},
+                           schema={"target": pl.String, "dst": pl.Int64})
+    link_rows = (targets.join(doc_rows, on="doc_id").join(answers, on="target")
+                 .filter(pl.col("dst").is_not_null() & (pl.col("dst") != pl.col("src")))
+                 .select("src", "dst", pl.lit("link").alias("type")))
     frame = pl.concat([part.cast(schema) for part in (typed, mentions, about, link_rows)])
     return (frame.group_by(["src", "dst", "type"]).agg(pl.len().cast(pl.Float64).alias("weight"))
             .sort(["type", "src", "dst"]))
+
+
+@lru_cache(maxsize=1 << 20)  # every entity's name each edit: 580,000 at 100,000 notes took 2 s to fold again
+def _label(text: str) -> str:
+    return v.normalise_label(text)
 
 
 _FRAMES = ("documents", "sections", "entities", "facts", "edges")
