@@ -38,7 +38,7 @@ from engram_lab.resolve.service import (
 )
 from engram_lab.state.db import ANALYSED_GENERATION, engram_dir, ledger_connection, open_ledger, read_counter, set_counter, transaction
 from engram_lab.state.decisions import Decision, DecisionLedger
-from engram_lab.state.documents import DocumentTable
+from engram_lab.state.documents import DocumentReads, DocumentTable
 from engram_lab.state.review import QueuedPair, StoredCandidate
 from engram_lab.status import StatusReport, vault_status
 from engram_lab.vault import scan_vault
@@ -93,9 +93,10 @@ class Engine:
         """BM25 and the retrieval index (embeddings through the cache, so only new texts are encoded, then neighbours)."""
         self._searcher = None
         bar.stage(KEYWORDS, 1)
-        refresh_keyword_index(self.vault)
+        reads = DocumentReads()  # both indexes read every document row: once
+        refresh_keyword_index(self.vault, reads=reads)
         bar.advance()
-        refresh_retrieval_index(self.vault, lazy_embedder(self.embedder_factory), progress=bar)
+        refresh_retrieval_index(self.vault, lazy_embedder(self.embedder_factory), progress=bar, reads=reads)
 
     def _analyse(self, report: IndexReport, full: bool) -> AnalysisReport | None:
         """Focused on the changed notes when the last analysis saw the state before this run, else over everything."""

@@ -91,3 +91,18 @@ def test_an_index_run_with_nothing_changed_loads_no_model(vault, write):
     write("new.md", "# Red Canyon\n\nRed Canyon is a film.\n")
     Engine(vault, embedder_factory=CountingEmbedder).index(progress=False)
     assert CountingEmbedder.loads == 1
+
+
+def test_an_edit_reads_every_document_row_once_for_both_derived_indexes(vault, write, monkeypatch):
+    from engram_lab.state.documents import DocumentTable
+
+    engine = _engine(vault, write)
+    engine.index(progress=False)
+    write("city.md", "# Porto Velho\n\nPorto Velho lies on the Madeira River.\n")
+    reads: list[int] = []
+    real = DocumentTable.all
+    monkeypatch.setattr(DocumentTable, "all", lambda self: reads.append(1) or real(self))
+    engine.index(progress=False)
+    assert len(reads) == 1  # shared by the keyword index and the retrieval index (each read them before)
+    assert engine.query("Madeira River", mode="keyword").results[0].path == "city.md"
+    assert engine.query("Madeira River").results[0].path == "city.md"

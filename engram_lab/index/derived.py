@@ -19,7 +19,7 @@ from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import remember
 from engram_lab.state.db import OVERLAY_GENERATION, engram_dir, open_ledger, read_counter
-from engram_lab.state.documents import DocumentTable
+from engram_lab.state.documents import DocumentReads, DocumentTable
 
 KEYWORD_INDEX = "keyword"
 GENERATION_FILE = "generation"
@@ -60,8 +60,9 @@ def current_if_fresh(vault: Path, name: str, generation: int | None = None) -> P
     return folder if read_generation(folder) == generation else None
 
 
-def refresh_keyword_index(vault: Path, generation: int | None = None) -> Path:
-    """The current BM25 index folder, patched (or built, when there is none to patch) when the ledger moved on."""
+def refresh_keyword_index(vault: Path, generation: int | None = None, reads: DocumentReads | None = None) -> Path:
+    """The current BM25 index folder, patched (or built, when there is none to patch) when the ledger moved on.
+    ``reads``: the document rows this index run shares with its other derived indexes."""
     fresh = current_if_fresh(vault, KEYWORD_INDEX, generation)
     if fresh is not None and KeywordIndex.is_current(fresh):
         return fresh
@@ -70,8 +71,8 @@ def refresh_keyword_index(vault: Path, generation: int | None = None) -> Path:
     conn = open_ledger(vault)
     try:
         table = DocumentTable(conn)
-        generation = table.generation()
-        rows = table.all()
+        snapshot = (reads or DocumentReads()).take(table)
+        generation, rows = snapshot.generation, snapshot.rows
         signatures = document_signatures(rows)
         changes = document_changes(previous.documents, signatures) if previous is not None else None
         patch = changes is not None and changes.worth_patching(len(rows))

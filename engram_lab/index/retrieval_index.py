@@ -41,7 +41,7 @@ from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.index.vector_reuse import match_rows, patch_vectors, reuse_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
 from engram_lab.state.db import engram_dir, open_ledger
-from engram_lab.state.documents import DocumentTable
+from engram_lab.state.documents import DocumentReads, DocumentTable
 from engram_lab.vault.note_date import date_in_file_name
 
 RETRIEVAL_INDEX = "retrieval"
@@ -232,14 +232,15 @@ def _chunk_rows(chunks: list[Chunk]) -> pl.DataFrame:
     )
 
 
-def _section_frame(vault: Path, previous: RetrievalData | None) -> tuple[pl.DataFrame, pl.DataFrame, int, DocumentChanges | None]:
+def _section_frame(vault: Path, previous: RetrievalData | None,
+                   reads: DocumentReads | None = None) -> tuple[pl.DataFrame, pl.DataFrame, int, DocumentChanges | None]:
     """Documents and chunk rows as the ledger holds them now, and the changes they were patched by from ``previous``
     (only the changed documents' sections read and chunked), or None when they were read whole."""
     conn = open_ledger(vault)
     try:
         table = DocumentTable(conn)
-        generation = table.generation()
-        rows = table.all()
+        snapshot = (reads or DocumentReads()).take(table)
+        generation, rows = snapshot.generation, snapshot.rows
         now = {row.doc_id: signature(row) for row in rows}
         changes: DocumentChanges | None = None
         if previous is not None and "signature" in previous.documents.columns:
@@ -318,12 +319,12 @@ def _passage_texts(documents: pl.DataFrame, sections: pl.DataFrame) -> list[str]
 
 def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
                          progress: StageProgress | None = None,
-                         previous: RetrievalData | None = None) -> tuple[RetrievalData, int]:
+                         previous: RetrievalData | None = None, reads: DocumentReads | None = None) -> tuple[RetrievalData, int]:
     """The data, and the ledger generation it was read at; ``progress`` is told each stage (embeddings, neighbours).
 
     ``previous``: the last published index (same model and layout), patched when few documents moved.
     """
-    documents, sections, generation, changes = _section_frame(vault, previous)
+    documents, sections, generation, changes = _section_frame(vault, previous, reads)
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
     documents = _with_dates(documents, tables.read("documents"))
     indexed = set(documents.filter(pl.col("status") == "indexed")["doc_id"].to_list())
@@ -563,9 +564,9 @@ def fresh_retrieval_index(vault: Path, model: str, generation: int | None = None
 
 
 def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | None = None,
-                            progress: StageProgress | None = None) -> Path:
+                            progress: StageProgress | None = None, reads: DocumentReads | None = None) -> Path:
     """The current retrieval index folder, patched from the last published one when the ledger moved on (rebuilt
-    when there is none of this layout and model, or many notes changed)."""
+    when there is none of this layout and model, or many notes changed). ``reads``: as ``refresh_keyword_index``'s."""
     fresh = fresh_retrieval_index(vault, embedder.name, generation)
     if fresh is not None:
         return fresh
@@ -573,7 +574,7 @@ def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | N
     previous = load(last) if last is not None and index_model(last) == embedder.name else None
 
     def write(folder: Path) -> None:
-        data, built_at = build_retrieval_data(vault, embedder, folder, progress=progress, previous=previous)
+        data, built_at = build_retrieval_data(vault, embedder, folder, progress=progress, previous=previous, reads=reads)
         save(data, built_at, folder)
         remember(folder, data)
 
