@@ -22,7 +22,7 @@ from engram_lab.graph.store import STORE_DIR, query_read_only
 from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.index.embeddings import Embedder, default_embedder, lazy_embedder
 from engram_lab.index.progress import ANALYSIS, KEYWORDS, StageListener, StageProgress
-from engram_lab.index.retrieval_index import refresh_retrieval_index
+from engram_lab.index.retrieval_index import refresh_retrieval_index, warm_edges
 from engram_lab.indexer import IndexReport, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
 from engram_lab.learn import LearnResult, accept_learned, learn, pending_learned
@@ -80,12 +80,15 @@ class Engine:
             self._build_search_indexes(bar)
             bar.stage(ANALYSIS, 1)
             self.analysis = self._analyse(report, full)  # after the retrieval index: it reads its synonym pairs
-            if warm and not self._analysis_warm and self.analysis is None:
+            warming = warm and not self._analysis_warm
+            if warming and self.analysis is None:
                 warm_analysis(self.vault)  # nothing to analyse now: read what the next edit's pass keeps
             self._analysis_warm = self._analysis_warm or warm
             bar.advance()
             if warm:
                 self.searcher.prepare(progress=bar)
+                if warming and (data := self.searcher.loaded_data) is not None:
+                    warm_edges(data)
         report.seconds = time.perf_counter() - started  # the whole run, search indexes included
         return report
 

@@ -59,12 +59,15 @@ def test_the_first_warm_run_with_nothing_to_analyse_reads_the_analysis_state_onc
     warmed: list[object] = []
     real = engine_module.warm_analysis
     monkeypatch.setattr(engine_module, "warm_analysis", lambda vault: (warmed.append(vault), real(vault)))
+    edges: list[object] = []
+    real_edges = engine_module.warm_edges
+    monkeypatch.setattr(engine_module, "warm_edges", lambda data: (edges.append(data), real_edges(data)))
     engine = Engine(vault, embedder_factory=CountingEmbedder)
     engine.index(progress=False)
-    assert warmed == []  # a one-off run (the CLI) keeps nothing
+    assert warmed == [] and edges == []  # a one-off run (the CLI) keeps nothing
     engine.index(progress=False, warm=True)
     engine.index(progress=False, warm=True)
-    assert warmed == [vault]
+    assert warmed == [vault] and len(edges) == 1
     write("city.md", "# Porto Velho\n\nPorto Velho lies on the Madeira River.\n")
     engine.index(progress=False, warm=True)
     assert warmed == [vault] and engine.query("Madeira River").results[0].path == "city.md"

@@ -463,6 +463,14 @@ def _label(text: str) -> str:
     return v.normalise_label(text)
 
 
+def warm_edges(data: RetrievalData) -> None:
+    """Fold every entity name and title and make the link resolver now, as the next edit's typed edges would (a
+    long-lived process starting up: its first edit then costs what the others do)."""
+    for text in (*data.entities["name"].to_list(), *data.documents["title"].to_list()):
+        _label(text)
+    note_link_resolver(data.documents["title"].to_list(), data.documents["path"].to_list())
+
+
 _FRAMES = ("documents", "sections", "entities", "facts", "edges")
 _PAIRS = {"a": pl.Int64, "b": pl.Int64, "cosine": pl.Float64}  # synonym pairs, one .npy per column: 1.3 million rows at
 # 10,000 notes took 0.17 s to write as Parquet on every edit
