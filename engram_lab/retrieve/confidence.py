@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engram_lab.index.keyword import KeywordIndex, tokenize
+from engram_lab.retrieve.scoring import top_positive
 
 # Logistic coefficients (BENCHMARKS.md, "No good match"): intercept, vault coverage, best-passage coverage, cosine,
 # leg agreement, and a named thing the vault lacks (which alone pushes any query below NO_GOOD_MATCH).
@@ -63,18 +64,13 @@ def missing_names(index: KeywordIndex, query: str) -> tuple[str, ...]:
 
 
 def best_notes(section_docs: np.ndarray, section_scores: np.ndarray, k: int) -> list[int]:
-    """The ``k`` notes with the best positive section scores, best first (a note counts by its best section). Sorts
+    """The ``k`` notes with the best positive section scores, best first (a note counts by its best section). Ranks
     a few times ``k`` sections, not all of them: a query stays cheap at a million sections."""
-    candidates = np.flatnonzero(section_scores > 0)
-    take = min(candidates.size, 8 * k)
+    take = 8 * k
     while True:
-        rows = candidates
-        if take < candidates.size:  # every section scoring at least the take-th best, ties included, in row order
-            cutoff = section_scores[candidates[np.argpartition(-section_scores[candidates], take - 1)[take - 1]]]
-            rows = candidates[section_scores[candidates] >= cutoff]
-        rows = rows[np.argsort(-section_scores[rows], kind="stable")]  # ties in row order, as a full stable sort
+        rows = top_positive(section_scores, take)  # ties in row order, as a full stable sort
         notes = list(dict.fromkeys(section_docs[rows].tolist()))
-        if len(notes) >= k or rows.size == candidates.size:
+        if len(notes) >= k or len(rows) < take:
             return notes[:k]
         take *= 4
 
