@@ -125,9 +125,9 @@ def patched_entity_view(previous: EntityView, entities: pl.DataFrame, relations:
     one get their neighbours again. Equal to the full build because untouched documents' rows keep their order in
     the tables (``TableStore.apply``), so "first" picks the same row (``tests/resolve/test_entities.py``)."""
     docs = sorted(rewrite.docs)
-    linked_now = relations.filter(pl.col("doc_id").is_in(docs))
     touched = pl.concat([rewrite.entities_before["entity_iri"], entities.filter(pl.col("doc_id").is_in(docs))["entity_iri"],
-                         *_endpoints(rewrite.relations_before), *_endpoints(linked_now)]).unique().implode()
+                         _links(rewrite.relations_before)["a"], _links(relations.filter(pl.col("doc_id").is_in(docs)))["a"]]
+                        ).unique().implode()
     fresh = _grouped(entities.filter(pl.col("entity_iri").is_in(touched)))
     old = previous.frame
     frame = pl.concat([old.filter(~pl.col("entity_iri").is_in(touched)).select(fresh.columns), fresh]).sort("entity_iri")
@@ -136,11 +136,6 @@ def patched_entity_view(previous: EntityView, entities: pl.DataFrame, relations:
     redone = _neighbour_iris(links.filter(pl.col("a").is_in(affected)), frame["entity_iri"])
     kept = old.filter(~pl.col("entity_iri").is_in(affected)).select("entity_iri", "neighbour_iris")
     return _with_neighbours(frame, pl.concat([kept, redone]), previous.memo)
-
-
-def _endpoints(relations: pl.DataFrame) -> tuple[pl.Series, pl.Series]:
-    linked = relations.filter(pl.col("object_iri").is_not_null())
-    return linked["subject_iri"], linked["object_iri"]
 
 
 def _grouped(entities: pl.DataFrame) -> pl.DataFrame:
