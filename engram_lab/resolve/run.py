@@ -109,7 +109,7 @@ def warm_analysis(vault: Path) -> None:
     notes these reads were ~1 s of it)."""
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
     for table in SCHEMAS:  # into the process's bucket cache; the retrieval index reads them too
-        tables.read(table)
+        tables.read_buckets(table)
     load_tables(vault).view.name_keys
     with ledger_connection(vault) as conn:
         keep_stored_digests(conn)
