@@ -79,6 +79,11 @@ class RetrievalSettings:
     # 0.708 -> 0.732, imported 0.745 -> 0.752 (ALL@10 0.68 -> 0.70), rust-rfcs R@2 0.775 -> 0.781; 0.2 and more
     # lost MuSiQue R@5.
     final_blend: float = 0.1
+    # The note the passage seed (BM25 + dense) ranks first stays first after the walk (scoring.best_first): musique-dev
+    # R@2 0.450 -> 0.503 (heuristic) and 0.552 -> 0.562 (imported triples), R@5 0.718 -> 0.732 and 0.762 -> 0.772,
+    # rust-rfcs unchanged (BENCHMARKS.md, session 21). The walk's first place had often gone to a note neither leg
+    # ranked high (issue 16).
+    passage_best_first: bool = True
     # The mass the walk carries into a note, beyond its own restart share, is divided by (chunks in the note) ** this:
     # a long note names more entities and so collects more of the walk than its relevance earns (0: no division).
     walk_length_norm: float = 1.0

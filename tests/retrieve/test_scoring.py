@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram_lab.retrieve.scoring import floored, length_normalised, top_positive
+from engram_lab.retrieve.scoring import best_first, floored, length_normalised, top_positive
 
 
 def reference(values: np.ndarray, k: int) -> list[int]:
@@ -79,3 +79,21 @@ def test_the_floor_leaves_a_share_already_above_it_and_a_missing_leg_alone():
     np.testing.assert_array_equal(floored(np.zeros(50), dense, 0.015), dense)  # keyword found nothing
     np.testing.assert_array_equal(floored(lexical, np.zeros(50), 0.015), lexical)  # no model: dense is absent
     np.testing.assert_array_equal(floored(lexical * 1e-6, dense, 0.0), lexical * 1e-6 + dense)  # switched off
+
+
+def test_the_passage_seeds_best_note_is_lifted_first_and_nothing_else_moves():
+    walked = np.array([0.5, 0.2, 0.9, 0.1])
+    passages = np.array([0.1, 0.8, 0.3, 0.0])  # the walk put note 2 first; the passages point at note 1
+    lifted = best_first(walked, passages)
+    assert top_positive(lifted, 4) == [1, 2, 0, 3]
+    assert lifted[1] > 0.9 and lifted[1] - 0.9 < 1e-12  # just above the best, not an arbitrary score
+    assert np.array_equal(np.delete(lifted, 1), np.delete(walked, 1))
+    assert walked[1] == 0.2  # the input is not changed in place
+
+
+def test_best_first_leaves_a_ranking_alone_when_there_is_nothing_to_lift():
+    walked = np.array([0.5, 0.2, 0.9])
+    assert best_first(walked, np.array([0.0, 0.1, 0.7])) is walked  # already first
+    assert best_first(walked, np.zeros(3)) is walked  # no passage evidence at all
+    tied = np.array([0.9, 0.9])  # the passages' note ties for first but a lower index wins ties: lift it
+    assert top_positive(best_first(tied, np.array([0.0, 1.0])), 2) == [1, 0]

@@ -207,3 +207,14 @@ def test_graph_off_weighs_passages_and_mentioned_entities_on_one_scale(searcher)
     own = ranking.reset[:n]
     assert ranking.doc_scores.max() <= 1 + 1e-9
     assert ranking.doc_scores[int(np.argmax(own))] >= share - 1e-9
+
+
+def test_the_walk_may_add_notes_but_not_displace_the_passages_best(searcher):
+    q = "film directed"  # the walk alone puts the other film's note first, the passages point at Blue Harbour's
+    outcome = searcher.search(q, k=4)
+    best = int(np.argmax(outcome.ranking.seeds.passages))
+    unpinned = searcher.search(q, k=4, settings=RetrievalSettings(passage_best_first=False)).ranking
+    assert int(np.argmax(unpinned.doc_scores)) != best
+    assert int(np.argmax(outcome.ranking.doc_scores)) == best
+    others = np.arange(unpinned.doc_scores.size) != best
+    assert np.array_equal(outcome.ranking.doc_scores[others], unpinned.doc_scores[others])
