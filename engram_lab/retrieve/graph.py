@@ -24,7 +24,7 @@ def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: floa
     per_type = {"relation": weights.relation, "hierarchy": weights.hierarchy, "mention": weights.mention, "link": weights.link,
                 "about": weights.about}
     rows, cols, vals = [], [], []
-    edges = data.edges if judged is None or judged.is_empty() else pl.concat([data.edges, judged], how="vertical")
+    edges = data.edges if judged is None or judged.is_empty() else pl.concat([data.edges, judged], how="vertical_relaxed")
     per_type["synonym"] = weights.synonym
     for edge_type, weight in per_type.items():
         if types is not None and edge_type not in types:

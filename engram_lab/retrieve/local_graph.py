@@ -57,7 +57,7 @@ def _fold(data: RetrievalData, judged: pl.DataFrame | None, synonym_threshold: f
     note_of = _note_nodes(data)
     n_pass = data.n_passages
     graph = _Graph()
-    edges = data.edges if judged is None or judged.is_empty() else pl.concat([data.edges, judged], how="vertical")
+    edges = data.edges if judged is None or judged.is_empty() else pl.concat([data.edges, judged], how="vertical_relaxed")
     for src, dst, kind, weight in edges.select("src", "dst", "type", "weight").iter_rows():
         graph.add(note_of[src] if src < n_pass else src, note_of[dst] if dst < n_pass else dst, kind, float(weight))
     synonyms = data.synonym_pairs.filter(pl.col("cosine") >= synonym_threshold)

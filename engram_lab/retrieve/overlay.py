@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from engram_lab.index.retrieval_index import RetrievalData
+from engram_lab.index.retrieval_index import EDGE_TYPE, RetrievalData
 from engram_lab.last_few import kept_for_last
 from engram_lab.resolve.overlay import ResolutionState, state_among
 from engram_lab.retrieve.results import SearchResult
@@ -109,7 +109,7 @@ def _span(part: dict[str, object]) -> tuple[int, int] | None:
 
 def overlay_edges(data: RetrievalData, snapshot: OverlaySnapshot) -> pl.DataFrame:
     """Judgment edges between entity nodes present in this index (src, dst, type, weight)."""
-    schema = {"src": pl.Int64, "dst": pl.Int64, "type": pl.String, "weight": pl.Float64}
+    schema = {"src": pl.Int64, "dst": pl.Int64, "type": EDGE_TYPE, "weight": pl.Float64}  # as the index's edges
     edges = snapshot.among(data).edges
     if not edges:
         return pl.DataFrame(schema=schema)

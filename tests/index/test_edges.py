@@ -12,7 +12,8 @@ from polars.testing import assert_frame_equal
 
 from engram_lab.graph import vocabulary as v
 from engram_lab.index.note_links import NoteLinkResolver
-from engram_lab.index.retrieval_index import NeighbourSets, _edges
+from engram_lab.index.retrieval_index import EDGE_TYPE, NeighbourSets, _edges
+from engram_lab.retrieve.graph import EDGE_TYPES
 
 NAMES = ["Marta Hall", "Mill Reach", "Acme Corp", "Oslo", "marta hall", "Port Kalo", "Tide Gauge"]
 PREDICATES = [v.IS_A.value, v.LINKS_TO.value, "urn:p:works-for", "urn:p:located-in"]
@@ -42,7 +43,8 @@ def reference(documents, facts, raw_entities, links, entity_index, position, ent
             rows.append((position[doc_id], other, "link"))
     frame = pl.DataFrame({"src": [r[0] for r in rows], "dst": [r[1] for r in rows], "type": [r[2] for r in rows],
                           "weight": [1.0] * len(rows)}, schema={"src": pl.Int64, "dst": pl.Int64, "type": pl.String, "weight": pl.Float64})
-    return frame.group_by(["src", "dst", "type"]).agg(pl.col("weight").sum()).sort(["type", "src", "dst"])
+    grouped = frame.group_by(["src", "dst", "type"]).agg(pl.col("weight").sum()).sort(["type", "src", "dst"])
+    return grouped.cast({"type": EDGE_TYPE})  # sorted as strings: the Enum's order must be the same
 
 
 def _inputs(rng: random.Random):  # type: ignore[no-untyped-def]
@@ -93,3 +95,8 @@ def test_entity_adjacency_sets_equal_the_edge_by_edge_loop_in_iteration_order_to
         got = NeighbourSets(a, b)
         assert got == expected and len(got) == len(expected) and (size == 0 or -1 not in got)
         assert list(got) == list(expected) and all(list(got[k]) == list(expected[k]) for k in expected)
+
+
+def test_the_edge_type_enum_holds_every_type_in_string_order():
+    """Sorting by the Enum must give the order a string sort gave (saved indexes and tests compare row order)."""
+    assert list(EDGE_TYPE.categories) == sorted(EDGE_TYPES)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
@@ -101,3 +102,14 @@ def test_a_patch_killed_midway_leaves_the_last_published_index_in_service(vault)
     forget()
     rebuilt = load(rebuilt_beside(vault, RETRIEVAL_INDEX, lambda v: refresh_retrieval_index(v, embedder)))
     assert_same_index(patched, rebuilt, ["killed mid-patch"])
+
+
+def test_an_index_saved_with_string_edge_types_loads_with_the_enum(vault):
+    """Folders written before the edge types were an Enum are read, not rebuilt."""
+    seed_vault(vault, random.Random(3), notes=4)
+    index_vault(vault, progress=False)
+    folder = refresh_retrieval_index(vault, BagOfWordsEmbedder())
+    current = load(folder)
+    current.edges.cast({"type": pl.String}).write_parquet(folder / "edges.parquet")
+    forget()
+    assert_frame_equal(load(folder).edges, current.edges)
