@@ -14,7 +14,9 @@ the same row for an entity no touched document names; and because lists are kept
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import NamedTuple
 
+import numpy as np
 import polars as pl
 
 from engram_lab.graph import vocabulary as v
@@ -38,7 +40,25 @@ def group_entities(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def patch_entities(previous: pl.DataFrame, rows: pl.DataFrame, touched_docs: Collection[str]) -> tuple[pl.DataFrame, pl.Series]:
+_FROM = "_kept_from"  # a kept row's row in the previous grouping, carried through the patch's sort
+
+
+class Patched(NamedTuple):
+    frame: pl.DataFrame
+    kept_from: np.ndarray  # per row, the previous grouping's row it stands as, unchanged (-1: grouped again)
+
+
+def _kept_rows(previous: pl.DataFrame) -> pl.DataFrame:
+    return previous.with_row_index(_FROM).with_columns(pl.col(_FROM).cast(pl.Int64))
+
+
+def _patched(kept: pl.DataFrame, fresh: pl.DataFrame, by: str | list[str]) -> Patched:
+    """``kept`` (carrying their previous rows) and ``fresh`` rows, sorted ``by`` (a unique key) as a whole grouping."""
+    out = pl.concat([kept, fresh.with_columns(pl.lit(None, dtype=pl.Int64).alias(_FROM))]).sort(by)
+    return Patched(out.drop(_FROM), out[_FROM].fill_null(-1).to_numpy())
+
+
+def patch_entities(previous: pl.DataFrame, rows: pl.DataFrame, touched_docs: Collection[str]) -> tuple[Patched, pl.Series]:
     """``group_entities(rows)`` from ``previous`` (the grouping before ``touched_docs`` changed), and the IRIs grouped
     again (those the touched documents named before or name now)."""
     docs = sorted(touched_docs)
@@ -46,8 +66,8 @@ def patch_entities(previous: pl.DataFrame, rows: pl.DataFrame, touched_docs: Col
     now = rows.filter(pl.col("doc_id").is_in(docs))["entity_iri"]
     touched = pl.concat([before, now]).unique()
     fresh = group_entities(rows.filter(pl.col("entity_iri").is_in(touched)))
-    kept = previous.filter(~pl.col("entity_iri").is_in(touched)).select(ENTITY_COLUMNS)
-    return pl.concat([kept, fresh]).sort("entity_iri"), touched
+    kept = _kept_rows(previous).filter(~pl.col("entity_iri").is_in(touched)).select(*ENTITY_COLUMNS, _FROM)
+    return _patched(kept, fresh, "entity_iri"), touched
 
 
 def _in_any(docs: list[str]) -> pl.Expr:
@@ -87,21 +107,21 @@ def _grouped(known: pl.DataFrame) -> pl.DataFrame:
 
 
 def patch_facts(previous: pl.DataFrame, previous_entities: pl.DataFrame, relations: pl.DataFrame, entities: pl.DataFrame,
-                touched_docs: Collection[str], touched_entities: pl.Series) -> pl.DataFrame:
+                touched_docs: Collection[str], touched_entities: pl.Series) -> Patched:
     """``group_facts(relations, entities)`` from ``previous`` (grouped over ``previous_entities`` before
     ``touched_docs`` changed): the facts those documents stated before or state now, and those naming an entity
     grouped again (it may have come or gone), are grouped again; the rest get their entities' new rows."""
     docs = sorted(touched_docs)
     iris = previous_entities["entity_iri"]
-    before = previous.with_columns(subject_iri=iris.gather(previous["s"]), object_iri=iris.gather(previous["o"]))
+    before = _kept_rows(previous).with_columns(subject_iri=iris.gather(previous["s"]), object_iri=iris.gather(previous["o"]))
     naming = pl.col("subject_iri").is_in(touched_entities) | pl.col("object_iri").is_in(touched_entities)
     moved_before = before.filter(_in_any(docs) | naming).select(FACT_KEY)
     moved_now = relations.filter(pl.col("doc_id").is_in(docs) | naming).select(FACT_KEY)
     moved = pl.concat([moved_before, moved_now]).unique()
     index = entity_rows(entities)
     fresh = _grouped(_known(relations.join(moved, on=FACT_KEY, how="semi", nulls_equal=True, maintain_order="left"), index))
-    kept = _known(before.join(moved, on=FACT_KEY, how="anti", nulls_equal=True).drop("s", "o"), index).select(FACT_COLUMNS)
-    return pl.concat([kept, fresh]).sort(["s", "predicate", "o"])
+    kept = _known(before.join(moved, on=FACT_KEY, how="anti", nulls_equal=True).drop("s", "o"), index).select(*FACT_COLUMNS, _FROM)
+    return _patched(kept, fresh, ["s", "predicate", "o"])
 
 
 def links_of(relations: pl.DataFrame) -> pl.DataFrame:

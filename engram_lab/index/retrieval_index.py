@@ -38,7 +38,7 @@ from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import recall, remember
 from engram_lab.index.row_vectors import RowVectors, load_vectors, save_vectors
 from engram_lab.index.tables import TABLES_DIR, TableStore
-from engram_lab.index.vector_reuse import match_rows, patch_vectors, reuse_vectors
+from engram_lab.index.vector_reuse import kept_origin, match_rows, patch_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
 from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentReads, DocumentTable
@@ -335,9 +335,10 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
 
     raw_entities = tables.read("entities").filter(pl.col("doc_id").is_in(list(indexed)))
     all_relations = tables.read("relations").filter(pl.col("doc_id").is_in(list(indexed)))
+    kept_from: dict[str, np.ndarray] = {}
     if changes is not None and previous is not None:
-        entities, regrouped = patch_entities(previous.entities, raw_entities, changes.touched)
-        facts = patch_facts(previous.facts, previous.entities, all_relations, entities, changes.touched, regrouped)
+        (entities, kept_from["entity"]), regrouped = patch_entities(previous.entities, raw_entities, changes.touched)
+        facts, kept_from["fact"] = patch_facts(previous.facts, previous.entities, all_relations, entities, changes.touched, regrouped)
     else:
         entities = group_entities(raw_entities)
         facts = group_facts(all_relations, entities)
@@ -359,8 +360,14 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
                 vectors[kind] = patch_vectors(origins[kind], lambda rows: _passage_texts(documents, sections[rows]),
                                               previous.section_vectors, embed)
             else:
-                vectors[kind], origins[kind] = reuse_vectors(_texts(kind, entities, facts), _texts(kind, previous.entities, previous.facts),
-                                                             getattr(previous, f"{kind}_vectors"), embed)
+                column, old_column = _text_column(kind, entities, facts), _text_column(kind, previous.entities, previous.facts)
+
+                def texts_of(rows: np.ndarray, column: pl.Series = column) -> list[str]:
+                    return column.gather(rows).to_list()
+
+                origins[kind] = kept_origin(kept_from[kind], old_column.len(), texts_of,
+                                            lambda rows, old=old_column: old.gather(rows).to_list())
+                vectors[kind] = patch_vectors(origins[kind], texts_of, getattr(previous, f"{kind}_vectors"), embed)
     finally:
         cache.close()
 
@@ -392,7 +399,11 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
 
 def _texts(kind: str, entities: pl.DataFrame, facts: pl.DataFrame) -> list[str]:
     """What an entity (its name) or a fact (subject predicate object) is embedded as, in row order."""
-    return entities["name"].to_list() if kind == "entity" else facts["text"].to_list()
+    return _text_column(kind, entities, facts).to_list()
+
+
+def _text_column(kind: str, entities: pl.DataFrame, facts: pl.DataFrame) -> pl.Series:
+    return entities["name"] if kind == "entity" else facts["text"]
 
 
 def _section_origin(previous: RetrievalData, documents: pl.DataFrame, sections: pl.DataFrame, touched: frozenset[str]) -> np.ndarray:

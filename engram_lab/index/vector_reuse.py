@@ -38,12 +38,23 @@ def _numbered(texts: list[str], row: str) -> pl.DataFrame:
     return frame.join(copies, on=row, how="left", maintain_order="left").with_columns(pl.col("copy").fill_null(0))
 
 
-def reuse_vectors(texts: list[str], old_texts: list[str], old_vectors: RowVectors | np.ndarray,
-                  embed: Callable[[list[str]], np.ndarray]) -> tuple[RowVectors, np.ndarray]:
-    """(vectors of ``texts``, origin): unchanged texts keep their row of ``old_vectors``' store, only the others
-    are passed to ``embed`` and appended to it (``row_vectors``: nothing is copied)."""
-    origin = match_rows(old_texts, texts)
-    return patch_vectors(origin, lambda rows: [texts[i] for i in rows], old_vectors, embed), origin
+def kept_origin(kept_from: np.ndarray, old_rows: int, new_texts_of: Callable[[np.ndarray], list[str]],
+                old_texts_of: Callable[[np.ndarray], list[str]]) -> np.ndarray:
+    """The ``origin`` of a patched grouping (``grouping.Patched.kept_from``): a kept row keeps its previous row, and a
+    row grouped again keeps a previous row of the same text among those no kept row took (``match_rows`` on the
+    few of each, not on every text: matching all 170,000 texts of the 10,000-note benchmark took 80 ms per edit,
+    580,000 at 100,000 notes 2-4 s)."""
+    origin = kept_from.astype(np.int64, copy=True)
+    fresh = np.flatnonzero(origin < 0)
+    if not fresh.size:
+        return origin
+    free = np.ones(old_rows, dtype=bool)
+    free[origin[origin >= 0]] = False
+    unused = np.flatnonzero(free)
+    if unused.size:
+        match = match_rows(old_texts_of(unused), new_texts_of(fresh))
+        origin[fresh] = np.where(match >= 0, unused[np.maximum(match, 0)], -1)
+    return origin
 
 
 def patch_vectors(origin: np.ndarray, texts_of: Callable[[np.ndarray], list[str]], old_vectors: RowVectors | np.ndarray,

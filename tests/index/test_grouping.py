@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 import polars as pl
 from polars.testing import assert_frame_equal
 
@@ -65,11 +67,21 @@ def test_patched_entities_and_facts_equal_grouping_from_scratch():
             for doc in sorted(touched):
                 tables.apply(doc, None if rng.random() < 0.2 else _document(rng, doc))  # deleted, or rewritten
             rows, relations = tables.read("entities"), tables.read("relations")
-            patched, regrouped = patch_entities(entities, rows, touched)
-            patched_facts = patch_facts(facts, entities, relations, patched, touched, regrouped)
+            (patched, entities_from), regrouped = patch_entities(entities, rows, touched)
+            patched_facts, facts_from = patch_facts(facts, entities, relations, patched, touched, regrouped)
+            _assert_kept_rows_stand(entities, patched, entities_from)
+            _assert_kept_rows_stand(facts.drop("s", "o"), patched_facts.drop("s", "o"), facts_from)  # rows renumbered
             entities, facts = group_entities(rows), group_facts(relations, group_entities(rows))
             assert_frame_equal(patched, entities)
             assert_frame_equal(patched_facts, facts)
+
+
+def _assert_kept_rows_stand(previous: pl.DataFrame, patched: pl.DataFrame, kept_from: np.ndarray) -> None:
+    """Each kept row equals the previous row it names, and no previous row is named twice (vectors and neighbour
+    lists are carried over by it)."""
+    kept = np.flatnonzero(kept_from >= 0)
+    assert np.unique(kept_from[kept]).size == kept.size
+    assert_frame_equal(patched[kept], previous[kept_from[kept]])
 
 
 def test_an_untouched_entity_keeps_the_name_its_first_row_gives():
@@ -83,5 +95,5 @@ def test_an_untouched_entity_keeps_the_name_its_first_row_gives():
     entities = group_entities(tables.read("entities"))
     assert entities["name"].to_list() == ["Ana Ruiz"]
     tables.apply("d0", first)  # rewritten unchanged: now after d3, so the first row spells it as d3 does
-    patched, _ = patch_entities(entities, tables.read("entities"), {"d0"})
+    (patched, _), _ = patch_entities(entities, tables.read("entities"), {"d0"})
     assert patched["name"].to_list() == ["ANA RUIZ"] == group_entities(tables.read("entities"))["name"].to_list()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engram_lab.index.neighbour_lists import build_neighbour_lists, patch_neighbour_lists, patch_pairs
-from engram_lab.index.vector_reuse import match_rows, reuse_vectors
+from engram_lab.index.vector_reuse import kept_origin, match_rows, patch_vectors
 from engram_lab.retrieve.csls import local_density
 
 
@@ -86,11 +86,33 @@ def test_unchanged_texts_keep_their_vectors_and_only_the_rest_are_embedded():
         asked.append(texts)
         return np.full((len(texts), 2), -1.0, dtype=np.float32)
 
-    vectors, origin = reuse_vectors(["c", "a", "d", "a", "a"], old_texts, old_vectors, embed)
+    texts = ["c", "a", "d", "a", "a"]
+    origin = match_rows(old_texts, texts)
+    vectors = patch_vectors(origin, lambda rows: [texts[i] for i in rows], old_vectors, embed)
     assert origin.tolist() == [3, 0, -1, 2, -1]  # each old row used once: the third "a" is embedded again
     assert asked == [["d", "a"]]
     np.testing.assert_array_equal(vectors[0], old_vectors[3])
     assert match_rows([], ["x"]).tolist() == [-1]
+
+
+def test_a_patched_groupings_rows_keep_their_own_vector_or_one_of_the_same_text_no_other_row_took():
+    rng = random.Random(5)
+    for _ in range(300):
+        old = [rng.choice("abcdef") for _ in range(rng.randint(0, 12))]
+        new = [rng.choice("abcdefg") for _ in range(rng.randint(0, 12))]
+        kept = rng.sample(range(len(old)), min(len(old), len(new), rng.randint(0, 6)))
+        kept_from = np.full(len(new), -1, dtype=np.int64)
+        for row, previous in zip(rng.sample(range(len(new)), len(kept)), kept):
+            kept_from[row], new[row] = previous, old[previous]  # a kept row stands as it was
+        origin = kept_origin(kept_from, len(old), lambda rows: [new[i] for i in rows], lambda rows: [old[i] for i in rows])
+        taken = origin[origin >= 0]
+        assert np.unique(taken).size == taken.size  # each previous row the origin of one row at most
+        assert all(old[o] == new[i] for i, o in enumerate(origin.tolist()) if o >= 0)
+        assert (origin[kept_from >= 0] == kept_from[kept_from >= 0]).all()
+        free = sorted(set(range(len(old))) - set(kept))  # as many rows of a text as are free are reused
+        fresh = [new[i] for i in np.flatnonzero(kept_from < 0)]
+        reused = sum(min(fresh.count(c), [old[i] for i in free].count(c)) for c in set(fresh))
+        assert int((origin[kept_from < 0] >= 0).sum()) == reused
 
 
 def clustered(rng: np.random.Generator, n: int, dim: int = 32, clusters: int = 60) -> np.ndarray:
