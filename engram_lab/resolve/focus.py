@@ -64,8 +64,20 @@ def entity_digests(view: EntityView, expansions: Expansions) -> pl.DataFrame:
     short_forms = (shorts.join(inputs_of, on=list(shorts.columns), how="left", nulls_equal=True, maintain_order="left")
                    ["short_forms"].fill_null(short_form((None, None, None))))
     writing = expansions.notes_writing_rows(view.name_keys.forms["form"])  # the typo rule reads how many notes write the spelling
-    rows = view.frame.select("name", "kind", pl.col("labels").list.sort(), "doc_ids", "neighbour_iris", short_forms, writing)
+    rows = view.frame.select("name", "kind", _sorted_lists(view.frame["labels"]), "doc_ids", "neighbour_iris", short_forms, writing)
     return pl.DataFrame({"entity_iri": view.frame["entity_iri"], "digest": rows.hash_rows(seed=DIGEST_SEED)})
+
+
+def _sorted_lists(lists: pl.Series) -> pl.Series:
+    """``lists.list.sort()``, by one sort of the elements of the lists of two or more: most entities have one label,
+    and ``list.sort`` took 50-80 ms of each edit at 10,000 notes (~10 us a list)."""
+    multi = (lists.list.len() > 1).fill_null(False)
+    if not multi.any():
+        return lists
+    name = lists.name
+    rows = lists.to_frame().with_row_index("row")
+    many = rows.filter(multi).explode(name).sort("row", name).group_by("row", maintain_order=True).agg(pl.col(name))
+    return pl.concat([rows.filter(~multi), many]).sort("row")[name]
 
 
 DIGESTS_SCHEMA = {"entity_iri": pl.String, "digest": pl.UInt64}

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import random
 
+import polars as pl
 import pytest
+from polars.testing import assert_series_equal
 
 from engram_lab.graph.vocabulary import entity_iri
 from engram_lab.resolve.evidence import Expansions
-from engram_lab.resolve.focus import (entity_digests, keep_recorded, keep_stored_digests, moved_entities, record_digests,
+from engram_lab.resolve.focus import (_sorted_lists, entity_digests, keep_recorded, keep_stored_digests, moved_entities, record_digests,
                                       stored_digests)
 from engram_lab.state.db import open_ledger, transaction
 from tests.resolve.helpers import view_of
@@ -208,3 +210,12 @@ def test_label_embedding_neighbours_come_from_the_published_index_in_process_and
     forget()
     assert embedding_neighbours(vault, view) == in_process
     assert set(embedding_neighbours(vault, view, {acme})) == {p for p in in_process if acme in p}
+
+
+def test_lists_are_sorted_as_list_sort_sorts_them():
+    rng = random.Random(11)
+    for _ in range(50):
+        lists = [None if rng.random() < 0.05 else [rng.choice("abcdef") for _ in range(rng.choice([0, 1, 1, 2, 3, 5]))]
+                 for _ in range(rng.randint(0, 40))]
+        series = pl.Series("labels", lists, dtype=pl.List(pl.String))
+        assert_series_equal(_sorted_lists(series), series.list.sort())
