@@ -51,6 +51,10 @@ def test_an_index_of_sections_from_an_older_version_is_rebuilt(vault, write):
     write("a.md", "# Alpha\nsalinity")
     index_vault(vault, progress=False)
     folder = refresh_keyword_index(vault)
+    assert KeywordIndex.is_current(folder)
+    saved = json.loads((folder / "keys.json").read_text())
+    (folder / "keys.json").write_text(json.dumps(saved | {"format": saved["format"] + 1}))  # a later version's
+    assert not KeywordIndex.is_current(folder)
     (folder / "keys.json").write_text(json.dumps([["d", 0]]))  # the layout before chunks
     assert not KeywordIndex.is_current(folder)
     rebuilt = refresh_keyword_index(vault)
