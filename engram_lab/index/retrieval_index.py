@@ -331,7 +331,6 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
     documents = _with_dates(documents, tables.read("documents"))
     indexed = set(documents.filter(pl.col("status") == "indexed")["doc_id"].to_list())
-    position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
 
     raw_entities = tables.read("entities").filter(pl.col("doc_id").is_in(list(indexed)))
     all_relations = tables.read("relations").filter(pl.col("doc_id").is_in(list(indexed)))
@@ -342,7 +341,6 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
     else:
         entities = group_entities(raw_entities)
         facts = group_facts(all_relations, entities)
-    entity_index = {iri: i for i, iri in enumerate(entities["entity_iri"].to_list())}
     links = links_of(all_relations)
 
     vectors, origins = {}, {}
@@ -371,7 +369,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
     finally:
         cache.close()
 
-    edges = _edges(documents, facts, raw_entities, links, entity_index, position, entities["name"].to_list())
+    edges = _edges(documents, facts, raw_entities, links, entities)
     if progress is not None:
         progress.stage(NEIGHBOURS, sum(len(v) for v in vectors.values()))
     tick = progress.advance if progress is not None else None
@@ -437,23 +435,23 @@ def _embed_stage(cache: EmbeddingCache, embedder: Embedder, texts: list[str], st
     return cache.embed(embedder, texts, on_done=progress.advance)
 
 
-def _edges(documents, facts, raw_entities, links, entity_index, position, entity_names) -> pl.DataFrame:  # type: ignore[no-untyped-def]
-    """The walk's typed edges, one row per (src, dst, type) with the count as weight. Column operations, not a loop
-    over rows: an edit rebuilds them from 70,000 facts and 350,000 mentions on the 10,000-note benchmark."""
+def _edges(documents: pl.DataFrame, facts: pl.DataFrame, raw_entities: pl.DataFrame, links: pl.DataFrame,
+           entities: pl.DataFrame) -> pl.DataFrame:
+    """The walk's typed edges, one row per (src, dst, type) with the count as weight; a document's node is its row of
+    ``documents``, an entity's its row of ``entities`` after them. Column operations, not a loop over rows: an edit
+    rebuilds them from 70,000 facts and 350,000 mentions on the 10,000-note benchmark."""
     n_pass = documents.height
     schema = {"src": pl.Int64, "dst": pl.Int64, "type": EDGE_TYPE}
     typed = facts.filter((pl.col("s") != pl.col("o")) & (pl.col("predicate_iri") != v.LINKS_TO.value)).select(
         (pl.col("s").cast(pl.Int64) + n_pass).alias("src"), (pl.col("o").cast(pl.Int64) + n_pass).alias("dst"),  # (an empty
         # frame of facts may carry them as strings)
         pl.when(pl.col("predicate_iri") == v.IS_A.value).then(pl.lit("hierarchy")).otherwise(pl.lit("relation")).alias("type"))
-    doc_rows = pl.DataFrame({"doc_id": list(position), "src": list(position.values())}, schema={"doc_id": pl.String, "src": pl.Int64})
-    entity_rows = pl.DataFrame({"entity_iri": list(entity_index), "dst": [n_pass + i for i in entity_index.values()]},
-                               schema={"entity_iri": pl.String, "dst": pl.Int64})
+    doc_rows = documents.select(pl.col("doc_id").cast(pl.String), pl.int_range(pl.len(), dtype=pl.Int64).alias("src"))
+    entity_rows = entities.select(pl.col("entity_iri").cast(pl.String), pl.int_range(n_pass, n_pass + pl.len(), dtype=pl.Int64).alias("dst"))
     mentions = (raw_entities.select("doc_id", "entity_iri").join(doc_rows, on="doc_id").join(entity_rows, on="entity_iri")
                 .select("src", "dst", pl.lit("mention").alias("type")))
     # About: a note and the entities its title names (the note is their page), whatever kind each was given.
-    named = pl.DataFrame({"label": [_label(name) for name in entity_names], "dst": range(n_pass, n_pass + len(entity_names))},
-                         schema={"label": pl.String, "dst": pl.Int64})
+    named = entity_rows.select(pl.Series("label", [_label(name) for name in entities["name"].to_list()], dtype=pl.String), "dst")
     titles = pl.DataFrame({"label": [_label(title) for title in documents["title"].to_list()], "src": range(n_pass)},
                           schema={"label": pl.String, "src": pl.Int64})
     about = titles.join(named, on="label").select("src", "dst", pl.lit("about").alias("type"))

@@ -19,9 +19,12 @@ NAMES = ["Marta Hall", "Mill Reach", "Acme Corp", "Oslo", "marta hall", "Port Ka
 PREDICATES = [v.IS_A.value, v.LINKS_TO.value, "urn:p:works-for", "urn:p:located-in"]
 
 
-def reference(documents, facts, raw_entities, links, entity_index, position, entity_names) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+def reference(documents, facts, raw_entities, links, entities) -> pl.DataFrame:  # type: ignore[no-untyped-def]
     """The loop the column version replaced."""
     n_pass = documents.height
+    position = {doc_id: i for i, doc_id in enumerate(documents["doc_id"].to_list())}
+    entity_index = {iri: i for i, iri in enumerate(entities["entity_iri"].to_list())}
+    entity_names = entities["name"].to_list()
     rows: list[tuple[int, int, str]] = []
     for s, o, predicate in zip(facts["s"].to_list(), facts["o"].to_list(), facts["predicate_iri"].to_list()):
         if s != o and predicate == v.IS_A.value:
@@ -60,7 +63,7 @@ def _inputs(rng: random.Random):  # type: ignore[no-untyped-def]
     links = pl.DataFrame({"doc_id": [rng.choice(doc_ids) for _ in range(4)],
                           "object": [rng.choice(["n0.md", "n1", "Notes", None, "elsewhere"]) for _ in range(4)]},
                          schema={"doc_id": pl.String, "object": pl.String})
-    return documents, facts, raw, links, {iri: i for i, iri in enumerate(iris)}, {d: i for i, d in enumerate(doc_ids)}, NAMES
+    return documents, facts, raw, links, pl.DataFrame({"entity_iri": iris, "name": NAMES})
 
 
 def test_edges_equal_the_row_by_row_reference():
@@ -74,11 +77,11 @@ def test_a_vault_without_facts_still_has_its_mention_edges():
     """A vault whose notes hold no relation yet (only pending notes, say) passes an empty facts frame, whose columns
     polars may type as strings."""
     rng = random.Random(1)
-    documents, _, raw, links, entity_index, position, names = _inputs(rng)
+    documents, _, raw, links, entities = _inputs(rng)
     for dtype in (pl.String, pl.Int64):
         facts = pl.DataFrame({"s": [], "o": [], "predicate_iri": []}, schema={"s": dtype, "o": dtype, "predicate_iri": pl.String})
-        edges = _edges(documents, facts, raw, links, entity_index, position, names)
-        assert_frame_equal(edges, reference(documents, facts, raw, links, entity_index, position, names), check_dtypes=False)
+        edges = _edges(documents, facts, raw, links, entities)
+        assert_frame_equal(edges, reference(documents, facts, raw, links, entities), check_dtypes=False)
         assert edges.filter(pl.col("type") == "mention").height > 0
 
 
