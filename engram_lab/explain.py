@@ -19,6 +19,7 @@ from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.resolve.run import load_tables
 from engram_lab.resolve.service import find_entity, resolution_state, supersession_candidates
 from engram_lab.retrieve.results import SearchResult
+from engram_lab.retrieve.graph import with_judged
 from engram_lab.retrieve.scoring import Ranking
 from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.documents import DocumentTable
@@ -133,7 +134,7 @@ def activation_graph(data: RetrievalData, ranking: Ranking, results: list[Search
                       "activation": float(scores[i]), "seed": float(reset[i]) if i < reset.shape[0] else 0.0,
                       "won": bool(is_passage and doc_ids[i] in winners),
                       "path": data.documents["path"][i] if is_passage else None})
-    edges_frame = data.edges if judged is None or judged.is_empty() else pl.concat([data.edges, judged], how="vertical")
+    edges_frame = with_judged(data.edges, judged)
     part = edges_frame.filter(pl.col("src").is_in(list(keep)) & pl.col("dst").is_in(list(keep)))
     edges = [{"source": int(s), "target": int(t), "type": k, "weight": float(w)}
              for s, t, k, w in zip(part["src"].to_list(), part["dst"].to_list(), part["type"].to_list(), part["weight"].to_list())]

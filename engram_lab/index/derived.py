@@ -60,6 +60,14 @@ def current_if_fresh(vault: Path, name: str, generation: int | None = None) -> P
     return folder if read_generation(folder) == generation else None
 
 
+def _loaded(folder: Path) -> KeywordIndex | None:
+    """The index in ``folder``, or None when it cannot be read (built again, never trusted)."""
+    try:
+        return KeywordIndex.load(folder)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def refresh_keyword_index(vault: Path, generation: int | None = None, reads: DocumentReads | None = None) -> Path:
     """The current BM25 index folder, patched (or built, when there is none to patch) when the ledger moved on.
     ``reads``: the document rows this index run shares with its other derived indexes."""
@@ -67,7 +75,7 @@ def refresh_keyword_index(vault: Path, generation: int | None = None, reads: Doc
     if fresh is not None and KeywordIndex.is_current(fresh):
         return fresh
     previous_folder = current_index_dir(index_dir(vault), KEYWORD_INDEX)
-    previous = KeywordIndex.load(previous_folder) if previous_folder and KeywordIndex.is_current(previous_folder) else None
+    previous = _loaded(previous_folder) if previous_folder and KeywordIndex.is_current(previous_folder) else None
     conn = open_ledger(vault)
     try:
         table = DocumentTable(conn)

@@ -59,8 +59,9 @@ def _patched(kept: pl.DataFrame, fresh: pl.DataFrame, by: str | list[str]) -> Pa
 
 
 def patch_entities(previous: pl.DataFrame, rows: pl.DataFrame, touched_docs: Collection[str]) -> tuple[Patched, pl.Series]:
-    """``group_entities(rows)`` from ``previous`` (the grouping before ``touched_docs`` changed), and the IRIs grouped
-    again (those the touched documents named before or name now)."""
+    """``group_entities(rows)`` from ``previous`` (the grouping before ``touched_docs`` changed), with the previous
+    row each kept row stands as (``Patched``), and the IRIs grouped again (those the touched documents named before or
+    name now)."""
     docs = sorted(touched_docs)
     before = previous.filter(_in_any(docs))["entity_iri"]
     now = rows.filter(pl.col("doc_id").is_in(docs))["entity_iri"]
@@ -110,7 +111,8 @@ def patch_facts(previous: pl.DataFrame, previous_entities: pl.DataFrame, relatio
                 touched_docs: Collection[str], touched_entities: pl.Series) -> Patched:
     """``group_facts(relations, entities)`` from ``previous`` (grouped over ``previous_entities`` before
     ``touched_docs`` changed): the facts those documents stated before or state now, and those naming an entity
-    grouped again (it may have come or gone), are grouped again; the rest get their entities' new rows."""
+    grouped again (it may have come or gone), are grouped again; the rest get their entities' new rows (``Patched``:
+    with the previous row each of them stands as)."""
     docs = sorted(touched_docs)
     iris = previous_entities["entity_iri"]
     before = _kept_rows(previous).with_columns(subject_iri=iris.gather(previous["s"]), object_iri=iris.gather(previous["o"]))

@@ -96,7 +96,7 @@ def patch_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, new: 
     stands[one] = ((new.indices[still] == other[:, None]) & (new.cosines[still] >= threshold)).any(axis=1)
     a, b, cos = a[stands], b[stands], cos[stands]
     fresh_a, fresh_b, fresh_cos = new.pairs_above(threshold, np.flatnonzero(moved))
-    if a.size > 1 and not (np.diff(a * n + b) > 0).all():  # the remap kept no order (never so for sorted entity rows)
+    if a.size > 1 and not (np.diff(a * n + b) > 0).all():  # the remap kept no order (a regrouped row may keep an old row elsewhere)
         return _sorted_unique(np.concatenate([a, fresh_a]), np.concatenate([b, fresh_b]), np.concatenate([cos, fresh_cos]), n)
     keys, fresh = a * n + b, fresh_a * n + fresh_b
     at = np.searchsorted(keys, fresh)

@@ -1,9 +1,9 @@
 """Vectors of an index patch: rows whose text is unchanged keep the previous index's vector, the rest are embedded.
 
-Matching is by the embedded text itself (a vector is a function of its text), so
-a row that moved (a note renamed, rows shifted by an insertion) keeps its vector
-without reaching the embedding cache, and the match doubles as the ``origin``
-the neighbour-list patch needs.
+A row keeps a previous row's vector when it embeds the same text (a vector is a function of its text), so a row
+that moved (a note renamed, rows shifted by an insertion) keeps its vector without reaching the embedding cache.
+Which previous row each row keeps is the ``origin`` the neighbour-list patch needs: for chunks, found by position and
+text (``match_rows``); for entities and facts, the rows the grouping patch kept stand as they were (``kept_origin``).
 """
 
 from __future__ import annotations

@@ -6,11 +6,19 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
-from engram_lab.index.retrieval_index import RetrievalData
+from engram_lab.index.retrieval_index import EDGE_TYPE, RetrievalData
 from engram_lab.retrieve.settings import EdgeWeights
 
 ENTITY_EDGE_TYPES = ("relation", "hierarchy", "synonym")
 EDGE_TYPES = (*ENTITY_EDGE_TYPES, "mention", "link", "about")  # every type the retrieval graph holds
+
+
+def with_judged(edges: pl.DataFrame, judged: pl.DataFrame | None) -> pl.DataFrame:
+    """The index's typed edges and the resolution judgments' (``overlay_edges``; any frame of src, dst, type,
+    weight), one frame with the index's edge types."""
+    if judged is None or judged.is_empty():
+        return edges
+    return pl.concat([edges, judged.cast({"type": EDGE_TYPE})])
 
 
 def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: float, types: tuple[str, ...] | None = None,
@@ -24,7 +32,7 @@ def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: floa
     per_type = {"relation": weights.relation, "hierarchy": weights.hierarchy, "mention": weights.mention, "link": weights.link,
                 "about": weights.about}
     rows, cols, vals = [], [], []
-    edges = data.edges if judged is None or judged.is_empty() else pl.concat([data.edges, judged], how="vertical_relaxed")
+    edges = with_judged(data.edges, judged)
     per_type["synonym"] = weights.synonym
     for edge_type, weight in per_type.items():
         if types is not None and edge_type not in types:

@@ -22,6 +22,7 @@ import polars as pl
 
 from engram_lab.errors import EngramError
 from engram_lab.index.retrieval_index import RetrievalData
+from engram_lab.retrieve.graph import with_judged
 
 __all__ = ["DEPTHS", "MAX_LOCAL_NODES", "describe", "find_centre", "local_graph"]
 
@@ -57,7 +58,7 @@ def _fold(data: RetrievalData, judged: pl.DataFrame | None, synonym_threshold: f
     note_of = _note_nodes(data)
     n_pass = data.n_passages
     graph = _Graph()
-    edges = data.edges if judged is None or judged.is_empty() else pl.concat([data.edges, judged], how="vertical_relaxed")
+    edges = with_judged(data.edges, judged)
     for src, dst, kind, weight in edges.select("src", "dst", "type", "weight").iter_rows():
         graph.add(note_of[src] if src < n_pass else src, note_of[dst] if dst < n_pass else dst, kind, float(weight))
     synonyms = data.synonym_pairs.filter(pl.col("cosine") >= synonym_threshold)

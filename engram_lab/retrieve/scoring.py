@@ -208,7 +208,8 @@ def best_first(doc_scores: np.ndarray, passage_doc: np.ndarray) -> np.ndarray:
     if doc_scores[best] >= top and int(np.argmax(doc_scores)) == best:
         return doc_scores
     lifted = doc_scores.copy()
-    lifted[best] = np.nextafter(top, np.inf)
+    kind = doc_scores.dtype.type  # just above in the scores' own precision (float32 would round a float64 step away)
+    lifted[best] = np.nextafter(kind(top), kind(np.inf))
     return lifted
 
 

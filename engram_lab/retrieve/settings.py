@@ -116,7 +116,8 @@ def settings_for(mode: str, base: RetrievalSettings | None = None) -> RetrievalS
         # iterations at damping 0.5 instead of ~35), which moves no score by more than 0.1 %, over a float32
         # matrix (a quarter less memory traffic per step; rounding stays far below that tolerance).
         return full.with_(lexical=1.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, bm25=1.0, passage_share=0.5,
-                          needs_embeddings=False, ppr_tolerance=1e-3, ppr_single_precision=True, lexical_fuzzy=False)
+                          needs_embeddings=False, ppr_tolerance=1e-3, ppr_single_precision=True, lexical_fuzzy=False,
+                          passage_best_first=False)  # measured for `full` only
     if mode == "keyword":
         return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, use_ppr=False, needs_embeddings=False,
                           change_pairs=False)

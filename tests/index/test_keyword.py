@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from engram_lab.index import keyword
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
 
@@ -53,10 +54,29 @@ def test_an_index_of_sections_from_an_older_version_is_rebuilt(vault, write):
     folder = refresh_keyword_index(vault)
     assert KeywordIndex.is_current(folder)
     saved = json.loads((folder / "keys.json").read_text())
+    keyword._CURRENT.clear()  # answers are kept per file version: a rewrite within the clock's tick keeps its stamp
     (folder / "keys.json").write_text(json.dumps(saved | {"format": saved["format"] + 1}))  # a later version's
     assert not KeywordIndex.is_current(folder)
+    keyword._CURRENT.clear()
     (folder / "keys.json").write_text(json.dumps([["d", 0]]))  # the layout before chunks
     assert not KeywordIndex.is_current(folder)
+    rebuilt = refresh_keyword_index(vault)
+    assert rebuilt != folder and KeywordIndex.load(rebuilt).search("salinity", 1)
+
+
+def test_an_unreadable_keyword_index_is_built_again(vault, write):
+    from engram_lab.index.derived import refresh_keyword_index
+    from engram_lab.index.recent import forget
+    from engram_lab.indexer import index_vault
+
+    write("a.md", "# Alpha\nsalinity")
+    index_vault(vault, progress=False)
+    folder = refresh_keyword_index(vault)
+    text = (folder / "keys.json").read_text()
+    (folder / "keys.json").write_text(text[: len(text) // 2])  # torn after its opening: the format reads as current
+    forget()
+    write("b.md", "# Beta\nturbidity")
+    index_vault(vault, progress=False)
     rebuilt = refresh_keyword_index(vault)
     assert rebuilt != folder and KeywordIndex.load(rebuilt).search("salinity", 1)
 

@@ -215,7 +215,7 @@ def test_label_embedding_neighbours_come_from_the_published_index_in_process_and
 def test_lists_are_sorted_as_list_sort_sorts_them():
     rng = random.Random(11)
     for _ in range(50):
-        lists = [None if rng.random() < 0.05 else [rng.choice("abcdef") for _ in range(rng.choice([0, 1, 1, 2, 3, 5]))]
+        lists = [None if rng.random() < 0.05 else [rng.choice(["a", "b", "c", "d", "e", None]) for _ in range(rng.choice([0, 1, 1, 2, 3, 5]))]
                  for _ in range(rng.randint(0, 40))]
         series = pl.Series("labels", lists, dtype=pl.List(pl.String))
         assert_series_equal(_sorted_lists(series), series.list.sort())
