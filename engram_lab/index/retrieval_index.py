@@ -445,16 +445,16 @@ def _edges(documents: pl.DataFrame, facts: pl.DataFrame, raw_entities: pl.DataFr
     typed = facts.filter((pl.col("s") != pl.col("o")) & (pl.col("predicate_iri") != v.LINKS_TO.value)).select(
         (pl.col("s").cast(pl.Int64) + n_pass).alias("src"), (pl.col("o").cast(pl.Int64) + n_pass).alias("dst"),  # (an empty
         # frame of facts may carry them as strings)
-        pl.when(pl.col("predicate_iri") == v.IS_A.value).then(pl.lit("hierarchy")).otherwise(pl.lit("relation")).alias("type"))
+        pl.when(pl.col("predicate_iri") == v.IS_A.value).then(_typed("hierarchy")).otherwise(_typed("relation")).alias("type"))
     doc_rows = documents.select(pl.col("doc_id").cast(pl.String), pl.int_range(pl.len(), dtype=pl.Int64).alias("src"))
     entity_rows = entities.select(pl.col("entity_iri").cast(pl.String), pl.int_range(n_pass, n_pass + pl.len(), dtype=pl.Int64).alias("dst"))
     mentions = (raw_entities.select("doc_id", "entity_iri").join(doc_rows, on="doc_id").join(entity_rows, on="entity_iri")
-                .select("src", "dst", pl.lit("mention").alias("type")))
+                .select("src", "dst", _typed("mention")))
     # About: a note and the entities its title names (the note is their page), whatever kind each was given.
     named = entity_rows.select(pl.Series("label", [_label(name) for name in entities["name"].to_list()], dtype=pl.String), "dst")
     titles = pl.DataFrame({"label": [_label(title) for title in documents["title"].to_list()], "src": range(n_pass)},
                           schema={"label": pl.String, "src": pl.Int64})
-    about = titles.join(named, on="label").select("src", "dst", pl.lit("about").alias("type"))
+    about = titles.join(named, on="label").select("src", "dst", _typed("about"))
     # Note links: a wikilink names a note (title, file stem or path); a Markdown link gives its path or a web copy's
     # address. Each distinct target is resolved once, then joined back to every link that writes it.
     resolve = note_link_resolver(documents["title"].to_list(), documents["path"].to_list())
@@ -464,10 +464,28 @@ def _edges(documents: pl.DataFrame, facts: pl.DataFrame, raw_entities: pl.DataFr
                            schema={"target": pl.String, "dst": pl.Int64})
     link_rows = (targets.join(doc_rows, on="doc_id").join(answers, on="target")
                  .filter(pl.col("dst").is_not_null() & (pl.col("dst") != pl.col("src")))
-                 .select("src", "dst", pl.lit("link").alias("type")))
-    frame = pl.concat([part.cast(schema) for part in (typed, mentions, about, link_rows)])
-    return (frame.group_by(["src", "dst", "type"]).agg(pl.len().cast(pl.Float64).alias("weight"))
-            .sort(["type", "src", "dst"]))
+                 .select("src", "dst", _typed("link")))
+    # Each part made with the Enum (casting 1.1 million strings to it took 0.3 s per edit at 100,000 notes), then the
+    # repeats counted on the sorted rows (a group-by over all 1.9 million took 0.2-0.4 s; the sort, 25 ms).
+    frame = pl.concat([part.cast(schema) for part in (typed, mentions, about, link_rows)]).sort(["type", "src", "dst"])
+    return _counted(frame)
+
+
+def _typed(edge_type: str) -> pl.Expr:
+    return pl.lit(edge_type, dtype=EDGE_TYPE).alias("type")
+
+
+def _counted(frame: pl.DataFrame) -> pl.DataFrame:
+    """Each distinct row of ``frame`` (sorted) once, with how many times it occurs as ``weight``."""
+    if not frame.height:
+        return frame.with_columns(pl.lit(None, dtype=pl.Float64).alias("weight"))
+    repeat = np.ones(frame.height - 1, dtype=bool)  # row i + 1 equals row i
+    for name in frame.columns:
+        values = frame[name].to_physical().to_numpy()
+        repeat &= values[1:] == values[:-1]
+    starts = np.flatnonzero(np.concatenate([[True], ~repeat]))
+    counts = np.diff(np.append(starts, frame.height)).astype(np.float64)
+    return frame[starts].with_columns(pl.Series("weight", counts, dtype=pl.Float64))
 
 
 @lru_cache(maxsize=1 << 20)  # every entity's name each edit: 580,000 at 100,000 notes took 2 s to fold again

@@ -103,3 +103,9 @@ def test_entity_adjacency_sets_equal_the_edge_by_edge_loop_in_iteration_order_to
 def test_the_edge_type_enum_holds_every_type_in_string_order():
     """Sorting by the Enum must give the order a string sort gave (saved indexes and tests compare row order)."""
     assert list(EDGE_TYPE.categories) == sorted(EDGE_TYPES)
+
+
+def test_a_vault_with_no_edges_gives_an_empty_frame_of_the_same_columns():
+    documents, facts, raw, links, entities = _inputs(random.Random(2))
+    edges = _edges(documents, facts.clear(), raw.clear(), links.clear(), entities.clear())
+    assert edges.is_empty() and edges.schema == _edges(documents, facts, raw, links, entities).schema
