@@ -200,7 +200,7 @@ def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | Non
 def best_first(doc_scores: np.ndarray, passage_doc: np.ndarray) -> np.ndarray:
     """``doc_scores`` with the passage seed's best note scored just above the best: the walk may add notes to a
     search, not displace the one its words and meaning point at most (musique-dev R@2 0.450 -> 0.503 with the
-    heuristic extractor, 0.552 -> 0.562 with imported triples; rust-rfcs unchanged; BENCHMARKS.md)."""
+    heuristic extractor, 0.552 -> 0.562 with imported triples; rust-rfcs R@2 unchanged; BENCHMARKS.md)."""
     if not passage_doc.size or passage_doc.max() <= 0:
         return doc_scores
     best = int(np.argmax(passage_doc))

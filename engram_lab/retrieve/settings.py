@@ -81,8 +81,8 @@ class RetrievalSettings:
     final_blend: float = 0.1
     # The note the passage seed (BM25 + dense) ranks first stays first after the walk (scoring.best_first): musique-dev
     # R@2 0.450 -> 0.503 (heuristic) and 0.552 -> 0.562 (imported triples), R@5 0.718 -> 0.732 and 0.762 -> 0.772,
-    # rust-rfcs unchanged (BENCHMARKS.md, session 21). The walk's first place had often gone to a note neither leg
-    # ranked high (issue 16).
+    # rust-rfcs R@2 / R@10 / ALL@10 unchanged, R@5 one question lower (BENCHMARKS.md, session 21). The walk's first
+    # place had often gone to a note neither leg ranked high (issue 16).
     passage_best_first: bool = True
     # The mass the walk carries into a note, beyond its own restart share, is divided by (chunks in the note) ** this:
     # a long note names more entities and so collects more of the walk than its relevance earns (0: no division).
