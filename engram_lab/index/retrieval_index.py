@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -26,7 +26,7 @@ import polars as pl
 
 from engram_lab.extract.openie import IMPORT_PREFIX
 from engram_lab.graph import vocabulary as v
-from engram_lab.index.changes import DocumentChanges, chunks_of, document_changes, signature
+from engram_lab.index.changes import DocumentChanges, chunks_of, document_changes, document_signatures
 from engram_lab.index.chunks import Chunk, section_chunks
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
@@ -244,7 +244,7 @@ def _section_frame(vault: Path, previous: RetrievalData | None,
         table = DocumentTable(conn)
         snapshot = (reads or DocumentReads()).take(table)
         generation, rows = snapshot.generation, snapshot.rows
-        now = {row.doc_id: signature(row) for row in rows}
+        now = document_signatures(rows)
         changes: DocumentChanges | None = None
         if previous is not None and "signature" in previous.documents.columns:
             before = dict(zip(previous.documents["doc_id"].to_list(), previous.documents["signature"].to_list()))
@@ -358,13 +358,8 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
                 vectors[kind] = patch_vectors(origins[kind], lambda rows: _passage_texts(documents, sections[rows]),
                                               previous.section_vectors, embed)
             else:
-                column, old_column = _text_column(kind, entities, facts), _text_column(kind, previous.entities, previous.facts)
-
-                def texts_of(rows: np.ndarray, column: pl.Series = column) -> list[str]:
-                    return column.gather(rows).to_list()
-
-                origins[kind] = kept_origin(kept_from[kind], old_column.len(), texts_of,
-                                            lambda rows, old=old_column: old.gather(rows).to_list())
+                texts_of, old_column = _texts_at(_text_column(kind, entities, facts)), _text_column(kind, previous.entities, previous.facts)
+                origins[kind] = kept_origin(kept_from[kind], old_column.len(), texts_of, _texts_at(old_column))
                 vectors[kind] = patch_vectors(origins[kind], texts_of, getattr(previous, f"{kind}_vectors"), embed)
     finally:
         cache.close()
@@ -402,6 +397,11 @@ def _texts(kind: str, entities: pl.DataFrame, facts: pl.DataFrame) -> list[str]:
 
 def _text_column(kind: str, entities: pl.DataFrame, facts: pl.DataFrame) -> pl.Series:
     return entities["name"] if kind == "entity" else facts["text"]
+
+
+def _texts_at(column: pl.Series) -> Callable[[np.ndarray], list[str]]:
+    """The texts of ``column``'s rows, for the few rows an index patch asks about."""
+    return lambda rows: column.gather(rows).to_list()
 
 
 def _section_origin(previous: RetrievalData, documents: pl.DataFrame, sections: pl.DataFrame, touched: frozenset[str]) -> np.ndarray:

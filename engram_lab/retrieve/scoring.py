@@ -204,9 +204,9 @@ def best_first(doc_scores: np.ndarray, passage_doc: np.ndarray) -> np.ndarray:
     if not passage_doc.size or passage_doc.max() <= 0:
         return doc_scores
     best = int(np.argmax(passage_doc))
-    top = float(doc_scores.max())
-    if doc_scores[best] >= top and int(np.argmax(doc_scores)) == best:
+    if int(np.argmax(doc_scores)) == best:  # already first (argmax: the first of tied bests, as the ranking breaks ties)
         return doc_scores
+    top = float(doc_scores.max())
     lifted = doc_scores.copy()
     kind = doc_scores.dtype.type  # just above in the scores' own precision (float32 would round a float64 step away)
     lifted[best] = np.nextafter(kind(top), kind(np.inf))
