@@ -24,9 +24,11 @@ MARKER = "Zephyrine quartz lantern zq{n}x was adopted in this decision."  # zq{n
 # BM25 token that RFC numbers share)
 
 
-def _searchable(engine: Engine) -> float:
+def _searchable(engine: Engine, stages: StageClock | None = None) -> float:
     started = time.perf_counter()
-    engine.index(progress=False, warm=True)
+    engine.index(progress=False, warm=True, on_stage=stages)
+    if stages is not None:
+        stages.stop()
     return time.perf_counter() - started
 
 
@@ -74,12 +76,13 @@ def main() -> None:
     seconds, cpu = [s for s, _, _ in timed], [c for _, c, _ in timed]
     renamed = chosen[0].with_name("renamed-" + chosen[0].name)
     chosen[0].rename(renamed)
-    rename = _searchable(engine)
+    rename_stages, delete_stages = StageClock(), StageClock()
+    rename = _searchable(engine, rename_stages)
     renamed.rename(chosen[0])
     _searchable(engine)
     text = chosen[1].read_text(encoding="utf-8")
     chosen[1].unlink()
-    delete = _searchable(engine)
+    delete = _searchable(engine, delete_stages)
     chosen[1].write_text(text, encoding="utf-8")
     _searchable(engine)
     print(f"\n### Edit -> searchable on {vault} ({len(notes)} notes), one engine, {len(seconds)} edits\n")
@@ -91,8 +94,10 @@ def main() -> None:
     print(f"| edited note ranked first | {sum(found for _, _, found in timed)} of {len(timed)} |")
     for stage, total in stages.seconds.items():
         print(f"| - {stage}, mean per edit | {total / len(timed):.2f} s |")
-    print(f"| rename a note -> `Engine.index(warm=True)` | {rename:.2f} s |")
-    print(f"| delete a note -> `Engine.index(warm=True)` | {delete:.2f} s |")
+    for step, seconds_taken, clock in (("rename", rename, rename_stages), ("delete", delete, delete_stages)):
+        print(f"| {step} a note -> `Engine.index(warm=True)` | {seconds_taken:.2f} s |")
+        for stage, total in clock.seconds.items():
+            print(f"| - {stage} | {total:.2f} s |")
 
 
 if __name__ == "__main__":

@@ -51,6 +51,9 @@ INDEX_FORMAT = 15  # bump when the saved layout changes: older folders are rebui
 EDGE_TYPE = pl.Enum(["about", "hierarchy", "link", "mention", "relation", "synonym"])
 SYNONYM_NEIGHBOURS = 32
 SYNONYM_FLOOR = 0.75  # the lowest synonym threshold in use: pairs above it are kept (a patch assumes the same floor)
+# Rows each list holds beyond the DEFAULT_K that densities read, so an edit that removes vectors seldom leaves a list
+# too short to keep (``neighbour_lists``): a recomputed list is one pass over every vector of its kind.
+LIST_SLACK = 6
 
 
 @dataclass
@@ -369,12 +372,14 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
         progress.stage(NEIGHBOURS, sum(len(v) for v in vectors.values()))
     tick = progress.advance if progress is not None else None
     lists = {}
-    for kind, k in (("section", DEFAULT_K), ("entity", max(SYNONYM_NEIGHBOURS, DEFAULT_K)), ("fact", DEFAULT_K)):
+    for kind, k in (("section", DEFAULT_K + LIST_SLACK), ("entity", max(SYNONYM_NEIGHBOURS, DEFAULT_K + LIST_SLACK)),
+                    ("fact", DEFAULT_K + LIST_SLACK)):
         origin = origins[kind]
         if origin is None or previous is None:
             lists[kind] = build_neighbour_lists(vectors[kind].dense(), k, on_block=tick)
-        else:
-            lists[kind] = patch_neighbour_lists(getattr(previous, f"{kind}_lists"), origin, vectors[kind])
+        else:  # densities read DEFAULT_K rows; synonym pairs every entry above the floor
+            lists[kind] = patch_neighbour_lists(getattr(previous, f"{kind}_lists"), origin, vectors[kind], depth=DEFAULT_K,
+                                                floor=SYNONYM_FLOOR if kind == "entity" else None)
             if tick is not None:
                 tick(len(vectors[kind]))
     data = RetrievalData(

@@ -72,6 +72,57 @@ def test_pairs_patched_in_row_order_equal_pairs_of_built_lists(seed):
                           build_neighbour_lists(vectors, 8).pairs_above(threshold))
 
 
+def assert_nearest_prefix(patched, built, depth: int) -> None:  # type: ignore[no-untyped-def]
+    """Each patched list holds the built list's first entries (cosines; ties may swap rows): at least ``depth`` of
+    them, or every other row, padded after."""
+    counts = (patched.indices >= 0).sum(axis=1)
+    built_counts = (built.indices >= 0).sum(axis=1)
+    assert (counts >= np.minimum(depth, built_counts)).all()
+    for row, count in enumerate(counts.tolist()):
+        np.testing.assert_allclose(patched.cosines[row, :count], built.cosines[row, :count], rtol=1e-5, atol=1e-6)
+        assert (patched.indices[row, count:] == -1).all() and np.isinf(patched.cosines[row, count:]).all()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_lists_kept_short_after_removals_still_give_a_builds_densities_and_pairs(seed):
+    """Several edits in a row, each removing, changing and adding rows: lists shrink instead of being recomputed, and
+    what their readers take (densities of ``depth`` rows, pairs above the floor) stays a fresh build's."""
+    rng = np.random.default_rng(seed)
+    k, depth, floor = 12, 5, 0.6
+    vectors = unit(rng, 120, dim=6)  # few dimensions: many pairs near the floor
+    lists = build_neighbour_lists(vectors, k)
+    for _ in range(4):
+        removed, changed, added = (int(x) for x in rng.integers(0, 12, size=3))
+        new_vectors, origin = edited(rng, vectors, removed, changed, added)
+        patched = patch_neighbour_lists(lists, origin, new_vectors, depth=depth, floor=floor)
+        built = build_neighbour_lists(new_vectors, k)
+        assert_nearest_prefix(patched, built, depth)
+        np.testing.assert_allclose(patched.densities(depth), built.densities(depth), rtol=1e-5, atol=1e-6)
+        for threshold in (floor, 0.8):
+            assert_same_pairs(patch_pairs(lists.pairs_above(floor), lists, origin, patched, floor), built.pairs_above(floor))
+            assert_same_pairs(patched.pairs_above(threshold), built.pairs_above(threshold))
+        vectors, lists = new_vectors, patched
+
+
+def test_a_removal_leaving_every_list_deep_enough_recomputes_none(monkeypatch):
+    import engram_lab.index.neighbour_lists as neighbour_lists
+
+    rng = np.random.default_rng(9)
+    vectors = unit(rng, 80)
+    lists = build_neighbour_lists(vectors, 10)
+    origin = np.delete(np.arange(80), 17)  # row 17 removed, nothing new: every list loses at most one row
+    recomputed: list[int] = []
+    full_rows = neighbour_lists._full_rows
+    monkeypatch.setattr(neighbour_lists, "_full_rows", lambda v, rows, k: recomputed.append(rows.size) or full_rows(v, rows, k))
+    patched = patch_neighbour_lists(lists, origin, vectors[origin], depth=8)
+    assert recomputed == []
+    holding = np.flatnonzero((lists.indices == 17).any(axis=1))  # old rows; row r > 17 is new row r - 1
+    assert holding.size > 0 and ((patched.indices >= 0).sum(axis=1)[holding - (holding > 17)] == 9).all()
+    assert_nearest_prefix(patched, build_neighbour_lists(vectors[origin], 10), 8)
+    patch_neighbour_lists(lists, origin, vectors[origin])  # the default depth is the lists' own: a short list is redone
+    assert recomputed == [holding.size]
+
+
 def test_densities_are_the_csls_local_densities():
     vectors = unit(np.random.default_rng(0), 50)
     np.testing.assert_allclose(build_neighbour_lists(vectors, 32).densities(), local_density(vectors), rtol=1e-5)
