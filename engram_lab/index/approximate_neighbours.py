@@ -16,6 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from engram_lab.index.neighbour_lists import ROW
+
 LINKS = 16  # HNSW's M: links per node (measured: 32 links found 98.8 % for 1.5 times the time)
 BUILD_BREADTH = 80  # efConstruction
 SEARCH_BREADTH = 96  # efSearch, at least 2 k
@@ -33,7 +35,7 @@ def approximate_lists(vectors: np.ndarray, k: int, on_block: Callable[[int], Non
     index.hnsw.efConstruction = BUILD_BREADTH
     index.add(data)
     index.hnsw.efSearch = max(SEARCH_BREADTH, 2 * k)
-    indices = np.full((n, k), -1, dtype=np.int64)
+    indices = np.full((n, k), -1, dtype=ROW)
     cosines = np.full((n, k), -np.inf, dtype=np.float32)
     for start in range(0, n, BLOCK):
         found_cos, found = index.search(data[start : start + BLOCK], k + 1)

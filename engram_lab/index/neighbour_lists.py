@@ -25,6 +25,9 @@ from engram_lab.index.row_vectors import RowVectors
 from engram_lab.retrieve.csls import DEFAULT_K, nearest_neighbours
 
 BATCH = 1024
+# A list entry's row: int32 halves what the lists of 580,000 entities cost to gather and write on every edit (148 ->
+# 74 MB) and to hold while building; two billion rows of one kind is far past any vault.
+ROW = np.int32
 APPROXIMATE_FROM = 20_000  # rows of one kind; from here the exact pass (quadratic) gives way to an HNSW graph
 
 
@@ -32,7 +35,7 @@ APPROXIMATE_FROM = 20_000  # rows of one kind; from here the exact pass (quadrat
 class NeighbourLists:
     """Row i's ``k`` nearest other rows (``indices``, -1 padded) and their cosines (-inf padded), best first."""
 
-    indices: np.ndarray  # int64, n x k
+    indices: np.ndarray  # ROW (int32; older folders int64), n x k
     cosines: np.ndarray  # float32, n x k
 
     @property
@@ -54,7 +57,7 @@ class NeighbourLists:
         indices, cosines = (self.indices, self.cosines) if rows is None else (self.indices[rows], self.cosines[rows])
         at, cols = np.nonzero((cosines >= threshold) & (indices >= 0))
         own = at if rows is None else rows[at]
-        other = indices[at, cols]
+        other = indices[at, cols].astype(np.int64)  # pair keys are a * n + b
         return _sorted_unique(np.minimum(own, other), np.maximum(own, other), cosines[at, cols], self.indices.shape[0])
 
 
@@ -71,7 +74,7 @@ def _sorted_unique(a: np.ndarray, b: np.ndarray, cos: np.ndarray, n: int) -> Pai
 
 def _old_to_new(origin: np.ndarray, old_rows: int) -> np.ndarray:
     """Per old row, the new row keeping its vector, or -1 (the extra last slot maps padding, -1, to -1)."""
-    remap = np.full(old_rows + 1, -1, dtype=np.int64)
+    remap = np.full(old_rows + 1, -1, dtype=ROW)
     kept = np.flatnonzero(origin >= 0)
     remap[origin[kept]] = kept
     return remap
@@ -90,7 +93,7 @@ def patch_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, new: 
     moved = np.ones(n, dtype=bool)
     moved[kept] = (remap[old.indices[origin[kept]]] != new.indices[kept]).any(axis=1)
     a, b, cos = old_pairs
-    a, b = remap[a], remap[b]
+    a, b = remap[a].astype(np.int64), remap[b].astype(np.int64)  # pair keys are a * n + b
     alive = (a >= 0) & (b >= 0)
     a, b, cos = np.minimum(a[alive], b[alive]), np.maximum(a[alive], b[alive]), cos[alive]
     stands = ~moved[a] & ~moved[b]
@@ -119,10 +122,10 @@ def _best_first(indices: np.ndarray, cosines: np.ndarray, k: int) -> NeighbourLi
     indices, cosines = np.take_along_axis(indices, order, 1), np.take_along_axis(cosines, order, 1)
     if cosines.shape[1] < k:
         pad = k - cosines.shape[1]
-        indices = np.hstack([indices, np.full((n, pad), -1, dtype=np.int64)])
+        indices = np.hstack([indices, np.full((n, pad), -1, dtype=ROW)])
         cosines = np.hstack([cosines, np.full((n, pad), -np.inf, dtype=np.float32)])
     indices = np.where(np.isfinite(cosines), indices, -1)
-    return NeighbourLists(indices.astype(np.int64), cosines.astype(np.float32))
+    return NeighbourLists(indices.astype(ROW), cosines.astype(np.float32))
 
 
 def build_neighbour_lists(vectors: np.ndarray, k: int, on_block: Callable[[int], None] | None = None,
@@ -135,9 +138,9 @@ def build_neighbour_lists(vectors: np.ndarray, k: int, on_block: Callable[[int],
 
         indices, cosines = approximate_lists(vectors, k, on_block)
         return NeighbourLists(indices, cosines)
-    lists = NeighbourLists(np.full((n, k), -1, dtype=np.int64), np.full((n, k), -np.inf, dtype=np.float32))
+    lists = NeighbourLists(np.full((n, k), -1, dtype=ROW), np.full((n, k), -np.inf, dtype=np.float32))
     for start, nearest, cosines in nearest_neighbours(vectors, k, BATCH):
-        block = _best_first(nearest.astype(np.int64), cosines.astype(np.float32), k)
+        block = _best_first(nearest.astype(ROW), cosines.astype(np.float32), k)
         lists.indices[start : start + nearest.shape[0]] = block.indices
         lists.cosines[start : start + nearest.shape[0]] = block.cosines
         if on_block is not None:
@@ -149,7 +152,7 @@ def _full_rows(vectors: np.ndarray | RowVectors, rows: np.ndarray, k: int) -> Ne
     """The lists of ``rows`` against every vector (their own excluded)."""
     sims = np.ascontiguousarray((vectors @ vectors[rows].T).T, dtype=np.float32)
     sims[np.arange(rows.shape[0]), rows] = -np.inf
-    candidates = np.broadcast_to(np.arange(vectors.shape[0], dtype=np.int64), sims.shape)
+    candidates = np.broadcast_to(np.arange(vectors.shape[0], dtype=ROW), sims.shape)
     return _best_first(candidates, sims, k)
 
 
@@ -192,7 +195,7 @@ def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.n
             merged = _best_first(np.hstack([indices[gains], np.broadcast_to(added, (gains.size, added.size))]),
                                  np.hstack([cosines[gains], entering]), k)
             indices[gains], cosines[gains] = merged.indices, merged.cosines
-    out = NeighbourLists(np.full((n, k), -1, dtype=np.int64), np.full((n, k), -np.inf, dtype=np.float32))
+    out = NeighbourLists(np.full((n, k), -1, dtype=ROW), np.full((n, k), -np.inf, dtype=np.float32))
     if kept.size:
         out.indices[kept], out.cosines[kept] = indices, cosines
     for start in range(0, redo.shape[0], BATCH):

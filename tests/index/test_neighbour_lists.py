@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from engram_lab.index.neighbour_lists import build_neighbour_lists, patch_neighbour_lists, patch_pairs
+from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists, patch_pairs
 from engram_lab.index.vector_reuse import kept_origin, match_rows, patch_vectors
 from engram_lab.retrieve.csls import local_density
 
@@ -228,3 +228,18 @@ def test_pairs_above_equal_a_dictionary_of_list_entries():
     a, b, cos = lists.pairs_above(0.5)
     assert list(zip(a.tolist(), b.tolist())) == sorted(want)
     assert cos.tolist() == pytest.approx([want[p] for p in sorted(want)], abs=0)
+
+
+def test_pairs_of_rows_past_the_square_root_of_the_int32_range_stay_sorted():
+    """List entries are int32; pair keys (a * n + b) must be computed in int64 or far rows wrap round."""
+    n = 60_000
+    indices, cosines = np.full((n, 2), -1, dtype=np.int32), np.full((n, 2), -np.inf, dtype=np.float32)
+    for row, other in ((59_998, 59_999), (1, 2), (40_000, 59_999)):
+        indices[row, 0], cosines[row, 0] = other, 0.9
+    lists = NeighbourLists(indices, cosines)
+    want = ([1, 40_000, 59_998], [2, 59_999, 59_999])
+    a, b, _ = lists.pairs_above(0.5)
+    assert (a.tolist(), b.tolist()) == want
+    origin = np.arange(n)
+    a, b, _ = patch_pairs(lists.pairs_above(0.5), lists, origin, lists, 0.5)
+    assert (a.tolist(), b.tolist()) == want
