@@ -30,17 +30,14 @@ def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: floa
     """
     n = data.n_passages + data.n_entities
     per_type = {"relation": weights.relation, "hierarchy": weights.hierarchy, "mention": weights.mention, "link": weights.link,
-                "about": weights.about}
-    rows, cols, vals = [], [], []
+                "about": weights.about, "synonym": weights.synonym}
+    # One weight per Enum code, read through the codes: one pass over the edges instead of a filter per type.
+    by_code = np.array([per_type.get(edge_type, 0.0) if types is None or edge_type in types else 0.0
+                        for edge_type in EDGE_TYPE.categories], dtype=np.float64)
     edges = with_judged(data.edges, judged)
-    per_type["synonym"] = weights.synonym
-    for edge_type, weight in per_type.items():
-        if types is not None and edge_type not in types:
-            continue
-        part = edges.filter(pl.col("type") == edge_type)
-        rows.append(part["src"].to_numpy())
-        cols.append(part["dst"].to_numpy())
-        vals.append(part["weight"].to_numpy() * weight)
+    weight = edges["weight"].to_numpy() * by_code[edges["type"].to_physical().to_numpy()]
+    kept = np.flatnonzero(weight != 0)  # a type weighed 0 (hierarchy, by default) adds no edge
+    rows, cols, vals = [edges["src"].to_numpy()[kept]], [edges["dst"].to_numpy()[kept]], [weight[kept]]
     if types is None or "synonym" in types:
         synonyms = data.synonym_pairs.filter(pl.col("cosine") >= synonym_threshold)
         if blocked:  # by keys, not a loop over every pair (a million above 0.8 at 10,000 notes)
@@ -50,8 +47,6 @@ def adjacency(data: RetrievalData, weights: EdgeWeights, synonym_threshold: floa
         rows.append(synonyms["a"].to_numpy() + data.n_passages)
         cols.append(synonyms["b"].to_numpy() + data.n_passages)
         vals.append(synonyms["cosine"].to_numpy() * weights.synonym)
-    if not rows:
-        return sp.csr_matrix((n, n))
     r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
     matrix = sp.coo_matrix((np.concatenate([w, w]), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(n, n))
     return matrix.tocsr()

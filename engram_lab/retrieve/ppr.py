@@ -52,12 +52,20 @@ class WalkGraph:
         return WalkGraph(single, self.dangling, _row_blocks(single))
 
 
-def transition_matrix(adjacency: sp.spmatrix) -> WalkGraph:
-    """Row-normalised transpose, ready for ``P^T @ x``; rows without edges stay zero (dangling)."""
+def transition_matrix(adjacency: sp.spmatrix, symmetric: bool = False) -> WalkGraph:
+    """Row-normalised transpose, ready for ``P^T @ x``; rows without edges stay zero (dangling).
+
+    ``symmetric``: the caller guarantees ``adjacency`` equals its transpose; then ``P^T = (D^-1 A)^T = A D^-1``,
+    each entry divided by its column's weight, with no product and no transpose (at 100,000 notes those two
+    conversions of four million entries were ~1 s of every edit)."""
     adjacency = sp.csr_matrix(adjacency, dtype=np.float64)
     out_weight = np.asarray(adjacency.sum(axis=1)).ravel()
     inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=out_weight > 0)
-    transition_t = sp.csr_matrix(sp.diags(inverse) @ adjacency).T.tocsr()
+    if symmetric:
+        transition_t = sp.csr_matrix((adjacency.data * inverse[adjacency.indices], adjacency.indices, adjacency.indptr),
+                                     shape=adjacency.shape)
+    else:
+        transition_t = sp.csr_matrix(sp.diags(inverse) @ adjacency).T.tocsr()
     return WalkGraph(transition_t, np.flatnonzero(out_weight == 0))
 
 

@@ -184,7 +184,8 @@ class Searcher:
         if key not in self._walks:
             judged = overlay_edges(data, overlay) if overlay else None
             blocked = blocked_synonyms(data, overlay) if overlay else None
-            self._walks[key] = transition_matrix(adjacency(data, settings.edges, settings.synonym_threshold, judged=judged, blocked=blocked))
+            matrix = adjacency(data, settings.edges, settings.synonym_threshold, judged=judged, blocked=blocked)
+            self._walks[key] = transition_matrix(matrix, symmetric=True)  # adjacency adds each edge both ways
         if not settings.ppr_single_precision:
             return self._walks[key]
         single = (*key, "float32")

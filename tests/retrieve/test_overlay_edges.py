@@ -115,3 +115,42 @@ def test_an_index_with_the_same_judged_entities_reuses_the_judgments_and_a_new_j
     engine.judge("Porto Velho", "Rondonia", "broader")
     verdicts = {verdict for _, _, verdict in load_overlay(vault).among(second).edges}
     assert verdicts == {"same", "broader"}
+
+
+def _reference_adjacency(data, weights, threshold, types, judged):  # type: ignore[no-untyped-def]
+    """Edge by edge into a dense matrix, both ways: what ``adjacency`` must equal."""
+    import numpy as np
+
+    n = data.n_passages + data.n_entities
+    out = np.zeros((n, n))
+    per_type = {"relation": weights.relation, "hierarchy": weights.hierarchy, "mention": weights.mention,
+                "link": weights.link, "about": weights.about, "synonym": weights.synonym}
+    rows = [*data.edges.iter_rows(named=True), *(judged.iter_rows(named=True) if judged is not None else [])]
+    for edge in rows:
+        if types is None or edge["type"] in types:
+            out[edge["src"], edge["dst"]] += edge["weight"] * per_type[edge["type"]]
+            out[edge["dst"], edge["src"]] += edge["weight"] * per_type[edge["type"]]
+    if types is None or "synonym" in types:
+        for a, b, cosine in data.synonym_pairs.iter_rows():
+            if cosine >= threshold:
+                out[data.entity_node(a), data.entity_node(b)] += cosine * weights.synonym
+                out[data.entity_node(b), data.entity_node(a)] += cosine * weights.synonym
+    return out
+
+
+def test_the_adjacency_equals_the_edge_by_edge_sum_for_any_weights_types_and_judgments(vault, write):
+    import numpy as np
+
+    from engram_lab.retrieve.settings import EdgeWeights
+
+    engine, searcher = _setup(vault, write)
+    data = searcher._data
+    engine.judge("Ana Ruiz", "Tom Hale", "same")
+    judged = overlay_edges(data, load_overlay(vault))
+    assert data.edges["type"].n_unique() >= 3 and judged.height
+    for weights, types, threshold in ((RetrievalSettings().edges, None, 0.8),
+                                      (EdgeWeights(relation=2.0, hierarchy=0.5, mention=0.3, link=0.0, about=4.0), None, -1.0),
+                                      (EdgeWeights(), ("mention", "synonym"), 0.5), (EdgeWeights(), ("relation",), 0.0)):
+        for with_judgments in (None, judged):
+            got = adjacency(data, weights, threshold, types, judged=with_judgments).toarray()
+            np.testing.assert_allclose(got, _reference_adjacency(data, weights, threshold, types, with_judgments))

@@ -76,3 +76,17 @@ def test_full_search_stops_within_its_tolerance_of_the_converged_scores():
     converged = personalized_pagerank(graph, reset, 0.5, tol=1e-14, max_iter=1000)
     stopped = personalized_pagerank(graph, reset, 0.5, tol=tol)
     assert 0 < np.abs(converged - stopped).sum() <= tol
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_symmetric_shortcut_gives_the_same_transition_matrix(seed):
+    rng = np.random.default_rng(seed)
+    upper = sp.random(40, 40, density=0.08, random_state=seed, format="csr")
+    adjacency = (upper + upper.T).tolil()
+    dangling = int(rng.integers(40))
+    adjacency[dangling, :] = 0  # no edge either way
+    adjacency[:, dangling] = 0
+    adjacency = sp.csr_matrix(adjacency)
+    general, shortcut = transition_matrix(adjacency), transition_matrix(adjacency, symmetric=True)
+    np.testing.assert_allclose(shortcut.transition_t.toarray(), general.transition_t.toarray(), rtol=1e-12)
+    assert shortcut.dangling.tolist() == general.dangling.tolist() and shortcut.dangling.size
