@@ -107,23 +107,48 @@ def _grouped(known: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def patch_facts(previous: pl.DataFrame, previous_entities: pl.DataFrame, relations: pl.DataFrame, entities: pl.DataFrame,
+def patch_facts(previous: pl.DataFrame, previous_entities: pl.DataFrame, relations: pl.DataFrame, entities: Patched,
                 touched_docs: Collection[str], touched_entities: pl.Series) -> Patched:
-    """``group_facts(relations, entities)`` from ``previous`` (grouped over ``previous_entities`` before
-    ``touched_docs`` changed): the facts those documents stated before or state now, and those naming an entity
-    grouped again (it may have come or gone), are grouped again; the rest get their entities' new rows (``Patched``:
-    with the previous row each of them stands as)."""
+    """``group_facts(relations, entities.frame)`` from ``previous`` (grouped over ``previous_entities`` before
+    ``touched_docs`` changed; ``entities``: their patch): the facts those documents stated before or state now, and
+    those naming an entity grouped again (it may have come or gone), are grouped again; the rest get their entities'
+    new rows through ``entities.kept_from`` (``Patched``: with the previous row each of them stands as). Rows are
+    matched by entity row numbers, not IRIs: joining every kept fact's two IRIs took 0.6 s per edit at 100,000 notes."""
     docs = sorted(touched_docs)
-    iris = previous_entities["entity_iri"]
-    before = _kept_rows(previous).with_columns(subject_iri=iris.gather(previous["s"]), object_iri=iris.gather(previous["o"]))
+    kept_entities = np.flatnonzero(entities.kept_from >= 0)
+    to_new = np.full(previous_entities.height, -1, dtype=np.int64)  # old entity row -> new row (-1: regrouped)
+    to_new[entities.kept_from[kept_entities]] = kept_entities
+    s_old, o_old = previous["s"].to_numpy(), previous["o"].to_numpy()
+    moved = (to_new[s_old] < 0) | (to_new[o_old] < 0)  # naming a regrouped entity
+    moved |= previous.select(_in_any(docs)).to_series().to_numpy()
     naming = pl.col("subject_iri").is_in(touched_entities) | pl.col("object_iri").is_in(touched_entities)
-    moved_before = before.filter(_in_any(docs) | naming).select(FACT_KEY)
-    moved_now = relations.filter(pl.col("doc_id").is_in(docs) | naming).select(FACT_KEY)
-    moved = pl.concat([moved_before, moved_now]).unique()
-    index = entity_rows(entities)
-    fresh = _grouped(_known(relations.join(moved, on=FACT_KEY, how="semi", nulls_equal=True, maintain_order="left"), index))
-    kept = _known(before.join(moved, on=FACT_KEY, how="anti", nulls_equal=True).drop("s", "o"), index).select(*FACT_COLUMNS, _FROM)
+    stated_now = relations.filter(pl.col("doc_id").is_in(docs) | naming).select(FACT_KEY).unique()
+    moved |= _rows_stating(previous, previous_entities, stated_now, s_old)
+    iris = previous_entities["entity_iri"]
+    moved_rows = previous.filter(pl.Series(moved))
+    moved_keys = pl.concat([moved_rows.select(subject_iri=iris.gather(moved_rows["s"]), predicate="predicate",
+                                              object_iri=iris.gather(moved_rows["o"])), stated_now]).unique()
+    index = entity_rows(entities.frame)
+    fresh = _grouped(_known(relations.join(moved_keys, on=FACT_KEY, how="semi", nulls_equal=True, maintain_order="left"), index))
+    keep = ~moved
+    kept = (_kept_rows(previous).filter(pl.Series(keep))
+            .with_columns(s=pl.Series(to_new[s_old[keep]]), o=pl.Series(to_new[o_old[keep]])).select(*FACT_COLUMNS, _FROM))
     return _patched(kept, fresh, ["s", "predicate", "o"])
+
+
+def _rows_stating(previous: pl.DataFrame, previous_entities: pl.DataFrame, keys: pl.DataFrame, s_old: np.ndarray) -> np.ndarray:
+    """Per row of ``previous``, whether its (subject, predicate, object) is one of ``keys`` (a few facts): the keys'
+    IRIs as previous entity rows, then only the rows with such a subject compared."""
+    rows = entity_rows(previous_entities)
+    wanted = (keys.join(rows.rename({"entity_iri": "subject_iri", "row": "s"}), on="subject_iri")
+              .join(rows.rename({"entity_iri": "object_iri", "row": "o"}), on="object_iri").select("s", "predicate", "o"))
+    out = np.zeros(previous.height, dtype=bool)
+    if wanted.is_empty():
+        return out
+    candidates = np.flatnonzero(np.isin(s_old, wanted["s"].to_numpy()))
+    near = previous[candidates].select("s", "predicate", "o").with_columns(pl.Series("_row", candidates))
+    out[near.join(wanted, on=["s", "predicate", "o"], how="semi")["_row"].to_numpy()] = True
+    return out
 
 
 def links_of(relations: pl.DataFrame) -> pl.DataFrame:

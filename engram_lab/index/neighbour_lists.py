@@ -195,7 +195,7 @@ def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.n
             merged = _best_first(np.hstack([indices[gains], np.broadcast_to(added, (gains.size, added.size))]),
                                  np.hstack([cosines[gains], entering]), k)
             indices[gains], cosines[gains] = merged.indices, merged.cosines
-    out = NeighbourLists(np.full((n, k), -1, dtype=ROW), np.full((n, k), -np.inf, dtype=np.float32))
+    out = NeighbourLists(np.empty((n, k), dtype=ROW), np.empty((n, k), dtype=np.float32))  # every row is kept or redone
     if kept.size:
         out.indices[kept], out.cosines[kept] = indices, cosines
     for start in range(0, redo.shape[0], BATCH):

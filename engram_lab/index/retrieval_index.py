@@ -339,8 +339,9 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
     all_relations = tables.read("relations").filter(pl.col("doc_id").is_in(list(indexed)))
     kept_from: dict[str, np.ndarray] = {}
     if changes is not None and previous is not None:
-        (entities, kept_from["entity"]), regrouped = patch_entities(previous.entities, raw_entities, changes.touched)
-        facts, kept_from["fact"] = patch_facts(previous.facts, previous.entities, all_relations, entities, changes.touched, regrouped)
+        patched, regrouped = patch_entities(previous.entities, raw_entities, changes.touched)
+        entities, kept_from["entity"] = patched
+        facts, kept_from["fact"] = patch_facts(previous.facts, previous.entities, all_relations, patched, changes.touched, regrouped)
     else:
         entities = group_entities(raw_entities)
         facts = group_facts(all_relations, entities)

@@ -26,7 +26,9 @@ def _document(rng: random.Random, doc_id: str) -> dict[str, list[dict[str, objec
                  "aliases": rng.sample(["A", "B", "C"], rng.randint(0, 2)), "mentions": 1} for iri in named]
     relations = []
     for _ in range(rng.randint(0, 4)):
-        a, b = rng.choice(named), rng.choice(sorted(SPELLINGS))  # an object the document may not name itself
+        # An object the document may not name itself, now and then a subject too (a fact whose entities no touched
+        # document names, which only its key ties to the edit).
+        a, b = rng.choice(named if rng.random() < 0.8 else sorted(SPELLINGS)), rng.choice(sorted(SPELLINGS))
         relations.append({"doc_id": doc_id, "subject_iri": a, "subject": rng.choice(SPELLINGS[a]), "predicate": rng.choice(PREDICATES),
                           "predicate_iri": "p", "object_iri": b, "object": rng.choice(SPELLINGS[b]), "cell_id": None,
                           "start": rng.randrange(100), "end": 100, "label": None, "date": None})
@@ -67,8 +69,9 @@ def test_patched_entities_and_facts_equal_grouping_from_scratch():
             for doc in sorted(touched):
                 tables.apply(doc, None if rng.random() < 0.2 else _document(rng, doc))  # deleted, or rewritten
             rows, relations = tables.read("entities"), tables.read("relations")
-            (patched, entities_from), regrouped = patch_entities(entities, rows, touched)
-            patched_facts, facts_from = patch_facts(facts, entities, relations, patched, touched, regrouped)
+            patched_entities, regrouped = patch_entities(entities, rows, touched)
+            patched, entities_from = patched_entities
+            patched_facts, facts_from = patch_facts(facts, entities, relations, patched_entities, touched, regrouped)
             _assert_kept_rows_stand(entities, patched, entities_from)
             _assert_kept_rows_stand(facts.drop("s", "o"), patched_facts.drop("s", "o"), facts_from)  # rows renumbered
             entities, facts = group_entities(rows), group_facts(relations, group_entities(rows))
@@ -97,3 +100,25 @@ def test_an_untouched_entity_keeps_the_name_its_first_row_gives():
     tables.apply("d0", first)  # rewritten unchanged: now after d3, so the first row spells it as d3 does
     (patched, _), _ = patch_entities(entities, tables.read("entities"), {"d0"})
     assert patched["name"].to_list() == ["ANA RUIZ"] == group_entities(tables.read("entities"))["name"].to_list()
+
+
+def test_a_fact_an_edited_note_now_states_about_entities_it_does_not_name_gains_that_note():
+    """Neither entity is regrouped (no touched note names them): only the fact's key ties it to the edit."""
+    def relation(doc_id: str) -> dict[str, object]:
+        return {"doc_id": doc_id, "subject_iri": "e:ana", "subject": "Ana Ruiz", "predicate": "visited", "predicate_iri": "p",
+                "object_iri": "e:porto", "object": "Porto Velho", "cell_id": None, "start": 0, "end": 9, "label": None, "date": None}
+
+    def entity(doc_id: str, iri: str) -> dict[str, object]:
+        return {"doc_id": doc_id, "entity_iri": iri, "name": SPELLINGS[iri][0], "kind": "Person", "aliases": [], "mentions": 1}
+
+    tables = Tables()
+    tables.apply("d0", {"entities": [entity("d0", "e:ana"), entity("d0", "e:porto")], "relations": [relation("d0")]})
+    tables.apply("d1", {"entities": [entity("d1", "e:lab")], "relations": []})
+    entities = group_entities(tables.read("entities"))
+    facts = group_facts(tables.read("relations"), entities)
+    tables.apply("d1", {"entities": [entity("d1", "e:lab")], "relations": [relation("d1")]})
+    rows, relations = tables.read("entities"), tables.read("relations")
+    patched_entities, regrouped = patch_entities(entities, rows, {"d1"})
+    patched_facts, _ = patch_facts(facts, entities, relations, patched_entities, {"d1"}, regrouped)
+    assert_frame_equal(patched_facts, group_facts(relations, group_entities(rows)))
+    assert patched_facts["doc_ids"].to_list() == [["d0", "d1"]]
