@@ -35,7 +35,7 @@ def test_index_builds_the_retrieval_index_naming_each_stage(vault, write):
     heard: list[str] = []
     engine.index(progress=False, on_stage=lambda stage, done, total: heard.append(stage))
     stages = list(dict.fromkeys(heard))
-    assert stages == [p.READ_NOTES, p.KEYWORDS, p.EMBED_SECTIONS, p.EMBED_ENTITIES, p.EMBED_FACTS, p.NEIGHBOURS, p.ANALYSIS]
+    assert stages == [p.READ_NOTES, p.KEYWORDS, p.GROUPING, p.EMBED_SECTIONS, p.EMBED_ENTITIES, p.EMBED_FACTS, p.NEIGHBOURS, p.ANALYSIS]
     assert fresh_retrieval_index(vault, CountingEmbedder.name, ledger_counters(vault).sections) is not None
 
     CountingEmbedder.encoded = []

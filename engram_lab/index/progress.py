@@ -19,6 +19,7 @@ StageListener = Callable[[str, int, int], None]  # (stage, done, total)
 READ_NOTES = "notes: read, extract, graphs"
 ANALYSIS = "analysis: resolution, supersession"
 KEYWORDS = "keyword index"
+GROUPING = "sections, entities, facts: grouped"  # the retrieval index's rows, before any is embedded
 EMBED_SECTIONS = "embeddings: sections"
 EMBED_ENTITIES = "embeddings: entities"
 EMBED_FACTS = "embeddings: facts"

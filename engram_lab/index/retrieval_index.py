@@ -33,7 +33,7 @@ from engram_lab.index.embeddings import Embedder, EmbeddingCache
 from engram_lab.index.grouping import group_entities, group_facts, links_of, patch_entities, patch_facts
 from engram_lab.index.note_links import note_link_resolver
 from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists, patch_pairs
-from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, NEIGHBOURS, StageProgress
+from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, GROUPING, NEIGHBOURS, StageProgress
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import recall, remember
 from engram_lab.index.row_vectors import RowVectors, load_vectors, save_vectors
@@ -330,6 +330,8 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
 
     ``previous``: the last published index (same model and layout), patched when few documents moved.
     """
+    if progress is not None:
+        progress.stage(GROUPING, 1)
     documents, sections, generation, changes = _section_frame(vault, previous, reads)
     tables = TableStore(engram_dir(vault) / TABLES_DIR)
     documents = _with_dates(documents, tables.read("documents"))
@@ -346,6 +348,8 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
         entities = group_entities(raw_entities)
         facts = group_facts(all_relations, entities)
     links = links_of(all_relations)
+    if progress is not None:
+        progress.advance()
 
     vectors, origins = {}, {}
     cache = EmbeddingCache(engram_dir(vault) / "vectors" / "cache.sqlite")
