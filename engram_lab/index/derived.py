@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from engram_lab.index.changes import chunks_of, document_changes, document_signatures
+from engram_lab.index.changes import chunks_of, document_changes, snapshot_signatures
 from engram_lab.index.chunks import section_chunks
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
@@ -81,7 +81,7 @@ def refresh_keyword_index(vault: Path, generation: int | None = None, reads: Doc
         table = DocumentTable(conn)
         snapshot = (reads or DocumentReads()).take(table)
         generation, rows = snapshot.generation, snapshot.rows
-        signatures = document_signatures(rows)
+        signatures = snapshot_signatures(snapshot)
         changes = document_changes(previous.documents, signatures) if previous is not None else None
         patch = changes is not None and changes.worth_patching(len(rows))
         chunks = chunks_of(table, changes.changed) if patch and changes else section_chunks(table.sections())

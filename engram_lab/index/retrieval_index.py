@@ -26,7 +26,7 @@ import polars as pl
 
 from engram_lab.extract.openie import IMPORT_PREFIX
 from engram_lab.graph import vocabulary as v
-from engram_lab.index.changes import DocumentChanges, chunks_of, document_changes, document_signatures
+from engram_lab.index.changes import DocumentChanges, chunks_of, document_changes, snapshot_signatures
 from engram_lab.index.chunks import Chunk, section_chunks
 from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_dir
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
@@ -247,7 +247,7 @@ def _section_frame(vault: Path, previous: RetrievalData | None,
         table = DocumentTable(conn)
         snapshot = (reads or DocumentReads()).take(table)
         generation, rows = snapshot.generation, snapshot.rows
-        now = document_signatures(rows)
+        now = snapshot_signatures(snapshot)
         changes: DocumentChanges | None = None
         if previous is not None and "signature" in previous.documents.columns:
             before = dict(zip(previous.documents["doc_id"].to_list(), previous.documents["signature"].to_list()))
@@ -260,7 +260,7 @@ def _section_frame(vault: Path, previous: RetrievalData | None,
     documents = pl.DataFrame(
         {"doc_id": [r.doc_id for r in rows], "path": [r.path for r in rows], "title": [r.title or r.path for r in rows],
          "status": [r.status for r in rows], "extractor": [r.extractor for r in rows],
-         "content_hash": [r.content_hash for r in rows], "signature": [now[r.doc_id] for r in rows]},
+         "content_hash": [r.content_hash for r in rows], "signature": list(now.values())},  # in row order
         schema={"doc_id": pl.String, "path": pl.String, "title": pl.String, "status": pl.String, "extractor": pl.String,
                 "content_hash": pl.String, "signature": pl.String},
     )

@@ -6,15 +6,16 @@ import datetime as dt
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple, TypeVar
 
 from engram_lab.graph.vocabulary import document_iri
 from engram_lab.vault.sections import Section
 from engram_lab.state.db import bump_counter, read_counter
 
 SECTIONS_GENERATION = "sections_generation"
+T = TypeVar("T")
 
 DocumentStatus = Literal["indexed", "stale", "failed", "pending-review"]
 STATUSES: tuple[DocumentStatus, ...] = ("indexed", "stale", "failed", "pending-review")
@@ -108,6 +109,14 @@ def _section(r: sqlite3.Row) -> StoredSection:
 class DocumentSnapshot:
     generation: int  # the sections generation, read just before the rows
     rows: list[DocumentRow]
+    _derived: dict[Callable[[list[DocumentRow]], object], object] = field(default_factory=dict, compare=False, repr=False)
+
+    def derived(self, derive: Callable[[list[DocumentRow]], T]) -> T:
+        """``derive(rows)``, computed once per snapshot: the derived indexes of one run each asked for every
+        document's signature (0.18 s apiece at 100,000 notes). Callers must not change what they get."""
+        if derive not in self._derived:
+            self._derived[derive] = derive(self.rows)
+        return self._derived[derive]  # type: ignore[return-value]
 
 
 class DocumentReads:
