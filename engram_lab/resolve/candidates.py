@@ -79,7 +79,7 @@ def key_blocks(view: EntityView, focus: set[int] | None = None) -> dict[Pair, se
     rows = view.name_keys.keys.filter(pl.col("kind") != GRAM)
     if focus is not None:  # only the blocks the focus is in can pair anything: those, whole, and no others
         family = pl.col("kind").replace(_FAMILY).alias("family")
-        mine = rows.filter(pl.col("row").is_in(sorted(focus)))
+        mine = view.name_keys.of_rows(focus).filter(pl.col("kind") != GRAM)
         rows = rows.filter(pl.col("key").is_in(mine["key"].unique()))  # first by key alone: a fraction of the rows
         rows = rows.with_columns(family).join(mine.select(family, "key").unique(), on=["family", "key"], how="semi")
     # A block of one pairs nothing within itself; either side of a pair across blocks may stand alone.
@@ -112,7 +112,7 @@ def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: f
         return {}
     sizes = np.bincount(grams["row"].to_numpy(), minlength=n)  # a name's grams are a set: one row each
     rare_limit = max(20.0, TRIGRAM_MAX_DF_SHARE * n)
-    shared = _all_shared(grams, n, rare_limit) if focus is None else _shared_with(grams, focus, rare_limit)
+    shared = _all_shared(grams, n, rare_limit) if focus is None else _shared_with(grams, view, focus, rare_limit)
     out: dict[Pair, float] = {}
     for a, b, count in shared:
         _keep_best(out, a, b, count, sizes, min_cosine)
@@ -132,13 +132,15 @@ def _all_shared(grams: pl.DataFrame, n: int, rare_limit: float) -> Iterator[tupl
         yield counts.row.astype(np.int64) + start, counts.col.astype(np.int64), np.rint(counts.data).astype(np.int64)
 
 
-def _shared_with(grams: pl.DataFrame, focus: set[int], rare_limit: float) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _shared_with(grams: pl.DataFrame, view: EntityView, focus: set[int], rare_limit: float
+                 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(a, b, rare grams shared) for a in ``focus``: joins over the grams the focus holds, never the whole matrix,
     ``_CHUNK`` focus entities at a time (the join of a whole vault's focus, a cold run's, held every entity pair
     sharing a gram at once: 24 GB at 10,000 notes)."""
     ordered = sorted(focus)
     for start in range(0, len(ordered), _CHUNK):
-        mine = grams.filter(pl.col("row").is_in(ordered[start : start + _CHUNK]))
+        mine = (view.name_keys.of_rows(ordered[start : start + _CHUNK]).filter(pl.col("kind") == GRAM)
+                .select(pl.col("row").cast(pl.Int64), "key"))
         holders = grams.filter(pl.col("key").is_in(mine["key"].unique()))  # every entity holding a gram of the focus
         rare = holders.group_by("key").len().filter(pl.col("len") <= rare_limit).select("key")
         counts = (mine.join(rare, on="key").rename({"row": "a"})

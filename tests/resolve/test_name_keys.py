@@ -143,3 +143,13 @@ def test_keys_kept_in_a_long_lived_process_equal_keys_derived_afresh_over_many_e
         kept.memo = memo
         assert kept.name_keys.keys.to_dicts() == fresh.name_keys.keys.to_dicts()
         assert kept.name_keys.forms.to_dicts() == fresh.name_keys.forms.to_dicts()
+
+
+@pytest.mark.parametrize("sliced", [nk.SLICED_ROWS, 0])
+def test_the_keys_of_some_entities_are_their_rows_of_the_whole_table(monkeypatch, sliced):
+    monkeypatch.setattr(nk, "SLICED_ROWS", sliced)  # 0: always the one filter
+    keys = _view().name_keys
+    for rows in ([], [0], [2, 5], [5, 2, 2], list(range(len(VAULT)))):
+        want = keys.keys.filter(pl.col("row").is_in(sorted(set(rows))))
+        assert keys.of_rows(rows).to_dicts() == want.to_dicts() and keys.of_rows(rows).schema == keys.keys.schema
+    assert keys.of_rows([3])["row"].unique().to_list() == [3] and keys.of_rows([3]).height > 1
