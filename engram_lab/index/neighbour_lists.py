@@ -1,4 +1,4 @@
-"""Each vector's ``k`` nearest other vectors, kept so that an edit patches them instead of recomputing all.
+"""Each vector's nearest other vectors (up to ``k``), kept so that an edit patches them instead of recomputing all.
 
 A local density (CSLS) is the mean of a row's top cosines and a synonym pair is a
 top-list entry above a threshold, so both follow from these lists. After an edit,
@@ -11,7 +11,9 @@ shorter until it is recomputed, when it falls below the depth its readers need.
 Lists are built deeper than that (``k`` above ``depth``) so a removal seldom
 costs a pass over every vector: removing one note's vectors broke 463 lists at
 100,000 notes, 18 s of recomputing. Lists are padded with index -1 and cosine
--inf where they hold fewer than ``k`` rows.
+-inf where they hold fewer than ``k`` rows. A patch may also widen the lists (an
+index built when they were shallower): what is there stays, the rest is padding,
+and each list gains depth when it is next recomputed.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engram_lab.index.row_vectors import RowVectors
+from engram_lab.index.vector_reuse import old_to_new
 from engram_lab.retrieve.csls import DEFAULT_K, nearest_neighbours
 
 BATCH = 1024
@@ -33,7 +36,8 @@ APPROXIMATE_FROM = 20_000  # rows of one kind; from here the exact pass (quadrat
 
 @dataclass(frozen=True)
 class NeighbourLists:
-    """Row i's ``k`` nearest other rows (``indices``, -1 padded) and their cosines (-inf padded), best first."""
+    """Row i's nearest other rows (``indices``, -1 padded), as many as ``k`` or fewer (``patch_neighbour_lists``), and
+    their cosines (-inf padded), best first."""
 
     indices: np.ndarray  # ROW (int32; older folders int64), n x k
     cosines: np.ndarray  # float32, n x k
@@ -57,7 +61,7 @@ class NeighbourLists:
         indices, cosines = (self.indices, self.cosines) if rows is None else (self.indices[rows], self.cosines[rows])
         at, cols = np.nonzero((cosines >= threshold) & (indices >= 0))
         own = at if rows is None else rows[at]
-        other = indices[at, cols].astype(np.int64)  # pair keys are a * n + b
+        other = indices[at, cols]  # ``own`` is int64: the pair keys below are too
         return _sorted_unique(np.minimum(own, other), np.maximum(own, other), cosines[at, cols], self.indices.shape[0])
 
 
@@ -72,14 +76,6 @@ def _sorted_unique(a: np.ndarray, b: np.ndarray, cos: np.ndarray, n: int) -> Pai
     return a[first], b[first], cos[first].astype(np.float64)
 
 
-def _old_to_new(origin: np.ndarray, old_rows: int) -> np.ndarray:
-    """Per old row, the new row keeping its vector, or -1 (the extra last slot maps padding, -1, to -1)."""
-    remap = np.full(old_rows + 1, -1, dtype=ROW)
-    kept = np.flatnonzero(origin >= 0)
-    remap[origin[kept]] = kept
-    return remap
-
-
 def patch_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, new: NeighbourLists, threshold: float) -> Pairs:
     """``new.pairs_above(threshold)`` from ``old_pairs`` (``old.pairs_above(threshold)``), ``new`` being ``old``
     patched by ``origin`` (``patch_neighbour_lists``): only the lists that moved are read (at 89,000 entities the
@@ -88,7 +84,7 @@ def patch_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, new: 
     A pair of two rows whose lists did not move stands as it was; a pair with one such row stands when that row's
     list still holds the other; every other pair comes from the moved lists."""
     n = new.indices.shape[0]
-    remap = _old_to_new(origin, old.indices.shape[0])
+    remap = old_to_new(origin, old.indices.shape[0])
     kept = np.flatnonzero(origin >= 0)
     moved = np.ones(n, dtype=bool)
     moved[kept] = (remap[old.indices[origin[kept]]] != new.indices[kept]).any(axis=1)
@@ -157,7 +153,7 @@ def _full_rows(vectors: np.ndarray | RowVectors, rows: np.ndarray, k: int) -> Ne
 
 
 def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.ndarray | RowVectors,
-                          depth: int | None = None, floor: float | None = None) -> NeighbourLists:
+                          depth: int | None = None, floor: float | None = None, k: int | None = None) -> NeighbourLists:
     """The lists over ``vectors``, patched from ``old``.
 
     ``origin[i]``: the old row whose vector new row ``i`` keeps unchanged, or -1 for a new or changed vector
@@ -165,15 +161,20 @@ def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.n
     as ``build_neighbour_lists(vectors, old.k)`` would (up to the order of equal cosines), or fewer, but at least
     ``depth`` (default ``old.k``) unless fewer other rows exist. ``floor``: a list shorter than
     ``old.k`` whose last cosine reaches it is recomputed too, since pairs at or above the floor (``pairs_above``)
-    may lie past its end; so densities of up to ``depth`` rows and pairs above ``floor`` equal a build's.
+    may lie past its end; so densities of up to ``depth`` rows and pairs above ``floor`` equal a build's. A list
+    with fewer than ``depth`` rows because fewer other rows exist is recomputed each time (tiny kinds only).
+    ``k``: lists this wide (at least ``old.k``); the old lists' entries are kept and the new columns are padding.
     """
-    n, k = vectors.shape[0], old.k
+    n, k = vectors.shape[0], max(old.k, k or 0)
     depth = k if depth is None else min(depth, k)
-    remap = _old_to_new(origin, old.indices.shape[0])
+    remap = old_to_new(origin, old.indices.shape[0])
     kept = np.flatnonzero(origin >= 0)
     indices = remap[old.indices[origin[kept]]]
     cosines = old.cosines[origin[kept]]
     lost = np.flatnonzero(((indices < 0) & (old.indices[origin[kept]] >= 0)).any(axis=1))
+    if k > old.k:
+        indices = np.hstack([indices, np.full((kept.size, k - old.k), -1, dtype=indices.dtype)])
+        cosines = np.hstack([cosines, np.full((kept.size, k - old.k), -np.inf, dtype=cosines.dtype)])
     if lost.size:  # what is left, moved up: still the nearest rows, only fewer
         cosines[lost] = np.where(indices[lost] >= 0, cosines[lost], -np.inf)
         left = _best_first(indices[lost], cosines[lost], k)

@@ -1,7 +1,8 @@
 """One progress display for everything an index run builds, naming the stage it is in.
 
-A run reads and extracts notes, then embeds sections, entities and facts, then
-computes neighbours and the walk's matrices; on a large vault any of these can
+A run reads and extracts notes, patches the keyword index, groups the retrieval
+index's sections, entities and facts, embeds them, then computes neighbours, the
+analysis and the walk's matrices; on a large vault any of these can
 take minutes, so one bar restarts at each stage with the stage's name. The bar
 is ``tqdm.auto`` (a widget in a notebook, text on a terminal, nothing when the
 output is not one); a listener receives the same (stage, done, total) for

@@ -8,7 +8,7 @@ sections are what dense and BM25 seeding score).
 After an edit the previous index is patched, not rebuilt: unchanged documents keep
 their chunk rows, unchanged texts their vectors, and each kind's neighbour lists
 (densities, synonym pairs) are patched for the rows that moved (``neighbour_lists``).
-Entities, facts and edges are regrouped from the tables each time (polars, cheap).
+Entities and facts are patched from the last grouping (``grouping``), the edges made again from them (polars).
 """
 
 from __future__ import annotations
@@ -326,7 +326,8 @@ def _passage_texts(documents: pl.DataFrame, sections: pl.DataFrame) -> list[str]
 def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
                          progress: StageProgress | None = None,
                          previous: RetrievalData | None = None, reads: DocumentReads | None = None) -> tuple[RetrievalData, int]:
-    """The data, and the ledger generation it was read at; ``progress`` is told each stage (embeddings, neighbours).
+    """The data, and the ledger generation it was read at; ``progress`` is told each stage (grouping, embeddings,
+    neighbours).
 
     ``previous``: the last published index (same model and layout), patched when few documents moved.
     """
@@ -384,7 +385,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
             lists[kind] = build_neighbour_lists(vectors[kind].dense(), k, on_block=tick)
         else:  # densities read DEFAULT_K rows; synonym pairs every entry above the floor
             lists[kind] = patch_neighbour_lists(getattr(previous, f"{kind}_lists"), origin, vectors[kind], depth=DEFAULT_K,
-                                                floor=SYNONYM_FLOOR if kind == "entity" else None)
+                                                floor=SYNONYM_FLOOR if kind == "entity" else None, k=k)
             if tick is not None:
                 tick(len(vectors[kind]))
     data = RetrievalData(

@@ -57,6 +57,15 @@ def kept_origin(kept_from: np.ndarray, old_rows: int, new_texts_of: Callable[[np
     return origin
 
 
+def old_to_new(origin: np.ndarray, old_rows: int) -> np.ndarray:
+    """Per old row, the new row keeping it (``origin``'s inverse), or -1; the extra last slot maps -1 (padding in a
+    neighbour list) to -1."""
+    remap = np.full(old_rows + 1, -1, dtype=np.int32)  # int32: rows of one kind, as neighbour lists hold them
+    kept = np.flatnonzero(origin >= 0)
+    remap[origin[kept]] = kept
+    return remap
+
+
 def patch_vectors(origin: np.ndarray, texts_of: Callable[[np.ndarray], list[str]], old_vectors: RowVectors | np.ndarray,
                   embed: Callable[[list[str]], np.ndarray]) -> RowVectors:
     """Row i keeps old row ``origin[i]``'s vector; the rows with none (-1) are embedded from ``texts_of(rows)``."""

@@ -1,4 +1,5 @@
-"""Neighbour lists patched after rows are removed, changed, added and moved equal lists built from scratch."""
+"""Neighbour lists patched after rows are removed, changed, added and moved equal lists built from scratch (at the
+default depth), or hold a build's first entries and give its densities and pairs (with a depth and a floor)."""
 
 from __future__ import annotations
 
@@ -99,8 +100,9 @@ def test_lists_kept_short_after_removals_still_give_a_builds_densities_and_pairs
         assert_nearest_prefix(patched, built, depth)
         np.testing.assert_allclose(patched.densities(depth), built.densities(depth), rtol=1e-5, atol=1e-6)
         for threshold in (floor, 0.8):
-            assert_same_pairs(patch_pairs(lists.pairs_above(floor), lists, origin, patched, floor), built.pairs_above(floor))
-            assert_same_pairs(patched.pairs_above(threshold), built.pairs_above(threshold))
+            want = built.pairs_above(threshold)
+            assert_same_pairs(patch_pairs(lists.pairs_above(threshold), lists, origin, patched, threshold), want)
+            assert_same_pairs(patched.pairs_above(threshold), want)
         vectors, lists = new_vectors, patched
 
 
@@ -243,3 +245,34 @@ def test_pairs_of_rows_past_the_square_root_of_the_int32_range_stay_sorted():
     origin = np.arange(n)
     a, b, _ = patch_pairs(lists.pairs_above(0.5), lists, origin, lists, 0.5)
     assert (a.tolist(), b.tolist()) == want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_older_shallower_int64_lists_are_patched_into_wider_ones(seed):
+    """An index built before the lists had slack: 10 deep, int64, memory-mapped read-only as a folder loads them."""
+    rng = np.random.default_rng(seed)
+    vectors = unit(rng, 90, dim=6)
+    built_then = build_neighbour_lists(vectors, 10)
+    old = NeighbourLists(built_then.indices.astype(np.int64), built_then.cosines)
+    old.indices.setflags(write=False)
+    old.cosines.setflags(write=False)
+    new_vectors, origin = edited(rng, vectors, 4, 2, 3)
+    patched = patch_neighbour_lists(old, origin, new_vectors, depth=8, floor=0.6, k=16)
+    built = build_neighbour_lists(new_vectors, 16)
+    assert patched.indices.shape == (new_vectors.shape[0], 16) and patched.indices.dtype == np.int32
+    assert_nearest_prefix(patched, built, 8)
+    np.testing.assert_allclose(patched.densities(8), built.densities(8), rtol=1e-5, atol=1e-6)
+    assert_same_pairs(patched.pairs_above(0.6), built.pairs_above(0.6))
+    redone = np.flatnonzero(origin < 0)
+    assert ((patched.indices[redone] >= 0).sum(axis=1) == 16).all()  # a recomputed list is as wide as asked
+
+
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_a_kind_with_fewer_rows_than_the_depth_keeps_every_other_row(n):
+    rng = np.random.default_rng(n)
+    vectors = unit(rng, n, dim=6)
+    lists = build_neighbour_lists(vectors, 12)
+    new_vectors, origin = edited(rng, vectors, 1, 0, 2)
+    patched = patch_neighbour_lists(lists, origin, new_vectors, depth=10, floor=0.5)
+    assert ((patched.indices >= 0).sum(axis=1) == new_vectors.shape[0] - 1).all()
+    np.testing.assert_allclose(patched.densities(), build_neighbour_lists(new_vectors, 12).densities(), rtol=1e-5)
