@@ -34,7 +34,7 @@ from engram_lab.index.publish import current_index_dir
 from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, layout_is_current, synonym_pairs_and_entities
 from engram_lab.index.note_links import stem_and_base
 from engram_lab.index.tables import SCHEMAS, TABLES_DIR, TableStore
-from engram_lab.last_few import kept_for_last
+from engram_lab.last_few import LastFew, kept_for_last
 from engram_lab.resolve.candidates import Pair, candidate_pairs
 from engram_lab.resolve.entities import EntityView, table_entity_view
 from engram_lab.resolve.evidence import Expansions, PairEvidence, score_pair
@@ -307,26 +307,48 @@ def _stored(c: Candidate) -> StoredCandidate:
     return StoredCandidate(c.earlier.key, c.later.key, c.earlier.doc_id, c.later.doc_id, c.later.date.isoformat(), evidence)
 
 
+# Per store, the judgments its overlay graph holds as this process last wrote them, and the digest written beside
+# them: while the ledger still carries that digest no other writer has changed the graph, and reading the judgments
+# back from it (1.2 s after a delete at 100,000 notes) is not needed.
+_HELD: LastFew[Path, tuple[str, dict[str, str | None]]] = LastFew(4)
+
+
 def write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate], docs: set[str] | None = None) -> None:
     """Rebuild the overlay graph and the ``#analysis`` graphs of ``docs`` (None: every one) from the state;
-    then note what the overlay was written from, so a pass where it did not move can skip the graphs."""
+    then note what the overlay was written from, so a pass where it did not move can skip the graphs. The note is
+    cleared while the graphs are written: a run killed half-way leaves nothing that says they are current."""
+    store_dir = engram_dir(vault) / STORE_DIR
     with vault_write_lock(vault):
-        _write_projections(vault, state, candidates, docs)
+        written = _swap_overlay_digest(vault, "")
+        kept = _HELD.get(store_dir)
+        held = kept[1] if kept is not None and written and kept[0] == written else None
+        _write_projections(vault, state, candidates, docs, held)
+        digest = _overlay_digest(state)
+        _swap_overlay_digest(vault, digest)
+    _HELD[store_dir] = (digest, {d.decision_id: state.blocked.get(d.decision_id) for d in state.judgments.values()})
+
+
+def _swap_overlay_digest(vault: Path, digest: str) -> str | None:
+    """Set the overlay digest the ledger carries; returns the one it carried."""
     conn = open_ledger(vault)
     try:
         with transaction(conn):
-            set_meta(conn, OVERLAY_DIGEST, _overlay_digest(state))
+            before = read_meta(conn, OVERLAY_DIGEST)
+            set_meta(conn, OVERLAY_DIGEST, digest)
+        return before
     finally:
         conn.close()
 
 
-def _write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate], docs: set[str] | None) -> None:
+def _write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate], docs: set[str] | None,
+                       held: dict[str, str | None] | None = None) -> None:
+    """``held``: the judgments the overlay graph holds, when known without reading it."""
     store = GraphStore(engram_dir(vault) / STORE_DIR)
     try:
         existing = store.graphs()
         if v.OVERLAY_GRAPH not in existing:
-            docs = None  # a rebuilt store: write every projection again
-        _write_overlay(vault, store, state, existing)
+            docs, held = None, None  # a rebuilt store: write every projection again
+        _write_overlay(vault, store, state, existing, held)
         by_doc: dict[str, list[Candidate]] = {}
         for c in candidates:
             by_doc.setdefault(c.later.doc_id, []).append(c)
@@ -342,7 +364,8 @@ def _write_projections(vault: Path, state: ResolutionState, candidates: list[Can
         store.close()
 
 
-def _write_overlay(vault: Path, store: GraphStore, state: ResolutionState, existing: set[str]) -> None:
+def _write_overlay(vault: Path, store: GraphStore, state: ResolutionState, existing: set[str],
+                   held: dict[str, str | None] | None = None) -> None:
     """The overlay graph changed by the judgments that entered or left it (or were kept apart, or let go): rewriting
     it whole meant 212,000 quads for the 10,000-note benchmark's 23,500 automatic merges, 5 s after deleting a note.
     A decision never changes once made (only its retraction, which takes it out of force), so a judgment held with
@@ -351,7 +374,8 @@ def _write_overlay(vault: Path, store: GraphStore, state: ResolutionState, exist
     if v.OVERLAY_GRAPH not in existing or not wanted:
         store.replace_graph(v.OVERLAY_GRAPH, overlay_quads(_with_evidence(vault, state)))  # written whole, or dropped
         return
-    held = held_judgments(lambda predicate: store.quads_with(v.OVERLAY_GRAPH, predicate=predicate))
+    if held is None:
+        held = held_judgments(lambda predicate: store.quads_with(v.OVERLAY_GRAPH, predicate=predicate))
     settled = {i for i, why in held.items() if i in wanted and wanted[i] == why}  # held already as it should be
     retired = sorted(set(held) - settled)
     entering = {key: d for key, d in state.judgments.items() if d.decision_id not in settled}

@@ -84,3 +84,37 @@ def test_the_history_keeps_merges_apart_and_empties_the_graph(tmp_path: Path) ->
         assert _held(vault) == set()
     finally:
         conn.close()
+
+
+def test_a_process_writes_from_what_it_wrote_last_unless_another_writer_moved_the_graph(tmp_path: Path, monkeypatch) -> None:
+    """The overlay graph is not read back while the ledger carries the digest this process wrote beside it; it is
+    when the digest is another's, or gone (a run killed while writing)."""
+    from engram_lab.resolve import run
+    from engram_lab.state.db import set_meta, transaction
+
+    rng = random.Random(5)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    conn = open_ledger(vault)
+    ledger = DecisionLedger(conn)
+    reads: list[int] = []
+    real = run.held_judgments
+    monkeypatch.setattr(run, "held_judgments", lambda quads_of: reads.append(1) or real(quads_of))
+    try:
+        for step in range(24):
+            for _ in range(rng.randint(1, 3)):
+                a, b = rng.sample(ENTITIES, 2)
+                ledger.record(RESOLUTION, a, b, rng.choice(VERDICTS), "auto", {"step": step})
+            present = set(rng.sample(ENTITIES, rng.randint(5, len(ENTITIES))))
+            if step % 6 == 5:  # another writer's digest: this process must read the graph
+                with transaction(conn):
+                    set_meta(conn, run.OVERLAY_DIGEST, "another process's" if step % 12 == 5 else "")
+            before = len(reads)
+            run.write_projections(vault, resolve_state(ledger.all(with_evidence=False), present), [])
+            assert _held(vault) == _whole(tmp_path, ledger, present), step
+            if step % 6 == 5:
+                assert len(reads) == before + 1, step
+            elif step > 0:
+                assert len(reads) == before, step  # written from what this process wrote last
+    finally:
+        conn.close()
