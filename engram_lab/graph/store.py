@@ -132,6 +132,9 @@ class GraphStore:
     def drop_graph(self, graph: str) -> None:
         self._store.update(f"DROP SILENT GRAPH <{graph}>")
 
+    def has_graph(self, graph: str) -> bool:
+        return self._store.contains_named_graph(NamedNode(graph))
+
     def graphs(self) -> set[str]:
         return {g.value for g in self._store.named_graphs() if isinstance(g, NamedNode)}
 

@@ -136,6 +136,7 @@ def test_supersession_appears_is_accepted_and_disappears_with_the_later_decision
     write("review.md", "# Sensor review\n\nNo decisions this time.\n")  # the later decision disappears
     engine.index(progress=False)
     assert engine.supersessions() == []
+    assert engine.sparql(f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?c a <{v.SUPERSESSION.value}> }} }}").height == 0
     assert not any(r.superseded for r in engine.query("CT-200 sensors at every station", k=5, mode="keyword").results)
 
     write("review.md", DECISIONS_MAR)  # and comes back: the accept verdict still applies
@@ -172,3 +173,19 @@ def test_an_unrelated_edit_leaves_candidates_and_deleting_the_earlier_note_remov
     (vault / "kickoff.md").unlink()
     engine.index(progress=False)
     assert engine.supersessions() == []
+
+
+def test_a_focused_pass_drops_the_analysis_graph_of_a_note_whose_candidates_went(vault, write):
+    """With judgments in force (an overlay graph), a pass after an edit touches only the changed notes' graphs."""
+    write("kickoff.md", DECISIONS_JAN)
+    write("review.md", DECISIONS_MAR)
+    write("people.md", "# People\n\nAna Ruiz met Tom Hale in Porto.\n")
+    engine = Engine(vault)
+    engine.index(progress=False)
+    engine.judge("Ana Ruiz", "Tom Hale", "related")
+    query = f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?c a <{v.SUPERSESSION.value}> }} }}"
+    assert engine.sparql(query).height == 1
+    write("review.md", "# Sensor review\n\nNo decisions this time.\n")
+    engine.index(progress=False)
+    assert engine.supersessions() == [] and engine.sparql(query).height == 0
+    assert engine.sparql(f"ASK {{ GRAPH <{v.OVERLAY_GRAPH}> {{ ?s ?p ?o }} }}")["ask"].to_list() == [True]
