@@ -157,13 +157,13 @@ def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.n
     """The lists over ``vectors``, patched from ``old``.
 
     ``origin[i]``: the old row whose vector new row ``i`` keeps unchanged, or -1 for a new or changed vector
-    (each old row the origin of at most one new row). Each list holds the nearest other rows, best first: as many
-    as ``build_neighbour_lists(vectors, old.k)`` would (up to the order of equal cosines), or fewer, but at least
-    ``depth`` (default ``old.k``) unless fewer other rows exist. ``floor``: a list shorter than
-    ``old.k`` whose last cosine reaches it is recomputed too, since pairs at or above the floor (``pairs_above``)
-    may lie past its end; so densities of up to ``depth`` rows and pairs above ``floor`` equal a build's. A list
-    with fewer than ``depth`` rows because fewer other rows exist is recomputed each time (tiny kinds only).
-    ``k``: lists this wide (at least ``old.k``); the old lists' entries are kept and the new columns are padding.
+    (each old row the origin of at most one new row). ``k``: the lists' width (at least ``old.k``, the default;
+    wider, the old lists' entries are kept and the new columns are padding). Each list holds the nearest other rows,
+    best first: as many as ``build_neighbour_lists(vectors, k)`` would (up to the order of equal cosines), or fewer,
+    but at least ``depth`` (default ``k``) unless fewer other rows exist. ``floor``: a list shorter than ``k`` whose
+    last cosine reaches it is recomputed too, since pairs at or above the floor (``pairs_above``) may lie past its
+    end; so densities of up to ``depth`` rows and pairs above ``floor`` equal a build's. A list with fewer than
+    ``depth`` rows because fewer other rows exist is recomputed each time (tiny kinds only).
     """
     n, k = vectors.shape[0], max(old.k, k or 0)
     depth = k if depth is None else min(depth, k)
