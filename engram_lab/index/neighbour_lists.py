@@ -28,6 +28,9 @@ from engram_lab.index.vector_reuse import old_to_new
 from engram_lab.retrieve.csls import DEFAULT_K, nearest_neighbours
 
 BATCH = 1024
+# A recomputed batch holds its rows' similarities to every vector twice over (the product and its transpose): rows
+# per batch are cut so that stays near this (1,024 rows against 580,000 entities was 4.7 GB).
+RECOMPUTE_BYTES = 256 * 2**20
 # A list entry's row: int32 halves what the lists of 580,000 entities cost to gather and write on every edit (148 ->
 # 74 MB) and to hold while building; two billion rows of one kind is far past any vault.
 ROW = np.int32
@@ -199,8 +202,9 @@ def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.n
     out = NeighbourLists(np.empty((n, k), dtype=ROW), np.empty((n, k), dtype=np.float32))  # every row is kept or redone
     if kept.size:
         out.indices[kept], out.cosines[kept] = indices, cosines
-    for start in range(0, redo.shape[0], BATCH):
-        rows = redo[start : start + BATCH]
+    batch = max(1, min(BATCH, RECOMPUTE_BYTES // (8 * max(n, 1))))
+    for start in range(0, redo.shape[0], batch):
+        rows = redo[start : start + batch]
         fresh = _full_rows(vectors, rows, k)
         out.indices[rows], out.cosines[rows] = fresh.indices, fresh.cosines
     return out

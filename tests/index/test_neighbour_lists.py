@@ -276,3 +276,21 @@ def test_a_kind_with_fewer_rows_than_the_depth_keeps_every_other_row(n):
     patched = patch_neighbour_lists(lists, origin, new_vectors, depth=10, floor=0.5)
     assert ((patched.indices >= 0).sum(axis=1) == new_vectors.shape[0] - 1).all()
     np.testing.assert_allclose(patched.densities(), build_neighbour_lists(new_vectors, 12).densities(), rtol=1e-5)
+
+
+def test_recomputed_lists_are_the_same_in_batches_cut_to_a_memory_budget(monkeypatch):
+    import engram_lab.index.neighbour_lists as neighbour_lists
+
+    rng = np.random.default_rng(12)
+    vectors = unit(rng, 150)
+    lists = build_neighbour_lists(vectors, 8)
+    new_vectors, origin = edited(rng, vectors, 20, 10, 15)
+    whole = patch_neighbour_lists(lists, origin, new_vectors)
+    sizes: list[int] = []
+    full_rows = neighbour_lists._full_rows
+    monkeypatch.setattr(neighbour_lists, "RECOMPUTE_BYTES", 8 * new_vectors.shape[0] * 3)  # three rows a batch
+    monkeypatch.setattr(neighbour_lists, "_full_rows", lambda v, rows, k: sizes.append(rows.size) or full_rows(v, rows, k))
+    cut = patch_neighbour_lists(lists, origin, new_vectors)
+    assert max(sizes) == 3 and len(sizes) > 5
+    np.testing.assert_array_equal(cut.indices, whole.indices)
+    np.testing.assert_allclose(cut.cosines, whole.cosines, rtol=1e-6, atol=1e-7)  # products of other shapes round apart
