@@ -108,16 +108,25 @@ def test_cli_resolve_judge_retract(engine, capsys):
 
 DECISIONS_JAN = "# Kickoff\n\n## Decisions\n- 2026-01-14 Decision: deploy CT-200 sensors at every station.\n"
 DECISIONS_MAR = "# Sensor review\n\n## Decisions\n- 2026-03-18 Decision: replace the CT-200 sensors with AS-5 probes.\n"
+SUPERSESSION_GRAPHS = f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?c a <{v.SUPERSESSION.value}> }} }}"
+
+
+def _decisions_indexed(vault, write, **others: str) -> Engine:  # type: ignore[no-untyped-def]
+    """The two dated decisions (March replaces January), any ``others`` (file stem -> text), indexed."""
+    write("kickoff.md", DECISIONS_JAN)
+    write("review.md", DECISIONS_MAR)
+    for stem, text in others.items():
+        write(f"{stem}.md", text)
+    engine = Engine(vault)
+    engine.index(progress=False)
+    return engine
 
 
 def test_supersession_appears_is_accepted_and_disappears_with_the_later_decision(vault, write, capsys):
-    write("kickoff.md", DECISIONS_JAN)
-    write("review.md", DECISIONS_MAR)
-    engine = Engine(vault)
-    engine.index(progress=False)
+    engine = _decisions_indexed(vault, write)
     [candidate] = engine.supersessions()
     assert candidate.evidence["status"] == "pending"
-    graphs = engine.sparql(f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?c a <{v.SUPERSESSION.value}> }} }}")["g"].to_list()
+    graphs = engine.sparql(SUPERSESSION_GRAPHS)["g"].to_list()
     review_id = candidate.later_doc
     assert graphs == [v.analysis_graph_iri(review_id)]  # in the later note's analysis graph only
 
@@ -136,7 +145,7 @@ def test_supersession_appears_is_accepted_and_disappears_with_the_later_decision
     write("review.md", "# Sensor review\n\nNo decisions this time.\n")  # the later decision disappears
     engine.index(progress=False)
     assert engine.supersessions() == []
-    assert engine.sparql(f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?c a <{v.SUPERSESSION.value}> }} }}").height == 0
+    assert engine.sparql(SUPERSESSION_GRAPHS).height == 0
     assert not any(r.superseded for r in engine.query("CT-200 sensors at every station", k=5, mode="keyword").results)
 
     write("review.md", DECISIONS_MAR)  # and comes back: the accept verdict still applies
@@ -149,10 +158,7 @@ def test_supersession_appears_is_accepted_and_disappears_with_the_later_decision
 
 
 def test_a_rejected_supersession_labels_nothing(vault, write):
-    write("kickoff.md", DECISIONS_JAN)
-    write("review.md", DECISIONS_MAR)
-    engine = Engine(vault)
-    engine.index(progress=False)
+    engine = _decisions_indexed(vault, write)
     [candidate] = engine.supersessions()
     engine.supersession_verdict(candidate_id(candidate), "reject")
     assert [c.evidence["status"] for c in engine.supersessions()] == ["rejected"]
@@ -160,11 +166,7 @@ def test_a_rejected_supersession_labels_nothing(vault, write):
 
 
 def test_an_unrelated_edit_leaves_candidates_and_deleting_the_earlier_note_removes_them(vault, write):
-    write("kickoff.md", DECISIONS_JAN)
-    write("review.md", DECISIONS_MAR)
-    write("other.md", "# Other\n\nNothing decided here.\n")
-    engine = Engine(vault)
-    engine.index(progress=False)
+    engine = _decisions_indexed(vault, write, other="# Other\n\nNothing decided here.\n")
     [candidate] = engine.supersessions()
     write("other.md", "# Other\n\nStill nothing decided here, but edited.\n")
     engine.index(progress=False)
@@ -177,15 +179,10 @@ def test_an_unrelated_edit_leaves_candidates_and_deleting_the_earlier_note_remov
 
 def test_a_focused_pass_drops_the_analysis_graph_of_a_note_whose_candidates_went(vault, write):
     """With judgments in force (an overlay graph), a pass after an edit touches only the changed notes' graphs."""
-    write("kickoff.md", DECISIONS_JAN)
-    write("review.md", DECISIONS_MAR)
-    write("people.md", "# People\n\nAna Ruiz met Tom Hale in Porto.\n")
-    engine = Engine(vault)
-    engine.index(progress=False)
+    engine = _decisions_indexed(vault, write, people="# People\n\nAna Ruiz met Tom Hale in Porto.\n")
     engine.judge("Ana Ruiz", "Tom Hale", "related")
-    query = f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?c a <{v.SUPERSESSION.value}> }} }}"
-    assert engine.sparql(query).height == 1
+    assert engine.sparql(SUPERSESSION_GRAPHS).height == 1
     write("review.md", "# Sensor review\n\nNo decisions this time.\n")
     engine.index(progress=False)
-    assert engine.supersessions() == [] and engine.sparql(query).height == 0
+    assert engine.supersessions() == [] and engine.sparql(SUPERSESSION_GRAPHS).height == 0
     assert engine.sparql(f"ASK {{ GRAPH <{v.OVERLAY_GRAPH}> {{ ?s ?p ?o }} }}")["ask"].to_list() == [True]
