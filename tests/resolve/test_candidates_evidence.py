@@ -211,3 +211,27 @@ def test_focused_blocking_finds_exactly_the_pairs_of_a_full_pass_that_touch_the_
     everything = key_blocks(view)
     for i in range(view.size):
         assert key_blocks(view, {i}) == {pair: keys for pair, keys in everything.items() if i in pair}
+
+
+class _NumbersIgnored:
+    """Every name's numbers the same: blocking as it was before numbers split blocks."""
+
+    def __getitem__(self, row: int) -> tuple[str, ...]:
+        return ()
+
+
+def test_blocking_never_pairs_names_differing_in_a_number_and_loses_no_other_pair():
+    numbered = [*VAULT, ("d1", "note-07304", "Concept"), ("d2", "note-09304", "Concept"), ("d3", "note-07304", "Concept"),
+                ("d4", "Phase 1 Hall", "Project"), ("d5", "Phase 2 Hall", "Project"), ("d6", "Phase 1 Hal", "Project"),
+                ("d7", "RFC 1234", "Concept"), ("d8", "RFC 1235", "Concept"), ("d9", "RFC 123", "Concept")]
+    view = view_of(numbered)
+    numbers = candidates.NumbersInNames(view.names)
+    for focus in [None, *({i} for i in range(view.size))]:
+        unsplit = key_blocks(view, focus, _NumbersIgnored())
+        expected = {pair: keys for pair, keys in unsplit.items() if numbers[pair[0]] == numbers[pair[1]]}
+        assert expected and len(expected) < len(unsplit) or focus is not None
+        assert key_blocks(view, focus) == expected
+    pairs = candidate_pairs(view)
+    assert _pair(view, ("Phase 1 Hall", "Project"), ("Phase 1 Hal", "Project")) in pairs  # same numbers: still a typo pair
+    assert _pair(view, ("note-07304", "Concept"), ("note-09304", "Concept")) not in pairs
+    assert all(numbers[a] == numbers[b] for a, b in pairs)
