@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from engram_lab.resolve import names as nm
 from engram_lab.resolve.entities import EntityView
-from engram_lab.resolve.name_keys import GRAM
+from engram_lab.resolve.name_keys import GRAM, NameKeys
 
 MAX_BLOCK = 50
 _DIGITS = re.compile(r"\d+")
@@ -29,6 +29,7 @@ TRIGRAM_MIN_COSINE = 0.6
 TRIGRAM_MAX_DF_SHARE = 0.01
 TRIGRAM_PER_ROW = 20
 _CHUNK = 2048
+_IS_GRAM = pl.col("kind") == GRAM
 
 Pair = tuple[int, int]
 
@@ -113,11 +114,13 @@ _ACROSS = ["acronym_short", "acronym_long", "single", "surname_long"]  # blocks 
 def key_blocks(view: EntityView, focus: set[int] | None = None, numbers: NumbersInNames | None = None) -> dict[Pair, set[str]]:
     """Pairs sharing a name form, an acronym, initials or a surname, with the keys that paired them; never two
     names that differ in a number."""
-    rows = view.name_keys.keys.filter(pl.col("kind") != GRAM)
-    if focus is not None:  # only the blocks the focus is in can pair anything: those, whole, and no others
+    blocking = pl.col("kind") != GRAM
+    if focus is None:
+        rows = view.name_keys.where(blocking)
+    else:  # only the blocks the focus is in can pair anything: those, whole, and no others
         family = pl.col("kind").replace(_FAMILY).alias("family")
-        mine = view.name_keys.of_rows(focus).filter(pl.col("kind") != GRAM)
-        rows = rows.filter(pl.col("key").is_in(mine["key"].unique()))  # first by key alone: a fraction of the rows
+        mine = view.name_keys.of_rows(focus).filter(blocking)
+        rows = view.name_keys.where(blocking & pl.col("key").is_in(mine["key"].unique()))  # by key alone: a fraction
         rows = rows.with_columns(family).join(mine.select(family, "key").unique(), on=["family", "key"], how="semi")
     # A block of one pairs nothing within itself; either side of a pair across blocks may stand alone.
     grouped = (rows.group_by("kind", "key").agg(pl.col("row").sort())
@@ -144,21 +147,21 @@ def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: f
     names' whole gram sets (dropped grams still count against). Both paths compare integer counts the same way,
     so a focused pass finds for its entities exactly what the full pass finds for them.
     """
-    grams = view.name_keys.keys.filter(pl.col("kind") == GRAM).select(pl.col("row").cast(pl.Int64), "key")
-    n = view.size
-    if not grams.height or n < 2:  # none for a local reference
+    keys, n = view.name_keys, view.size
+    sizes = keys.counts(_IS_GRAM)  # a name's grams are a set: one row each
+    if not sizes.any() or n < 2:  # none for a local reference
         return {}
-    sizes = np.bincount(grams["row"].to_numpy(), minlength=n)  # a name's grams are a set: one row each
     rare_limit = max(20.0, TRIGRAM_MAX_DF_SHARE * n)
-    shared = _all_shared(grams, n, rare_limit) if focus is None else _shared_with(grams, view, focus, rare_limit)
+    shared = _all_shared(keys, n, rare_limit) if focus is None else _shared_with(keys, focus, rare_limit)
     out: dict[Pair, float] = {}
     for a, b, count in shared:
         _keep_best(out, a, b, count, sizes, min_cosine)
     return out
 
 
-def _all_shared(grams: pl.DataFrame, n: int, rare_limit: float) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _all_shared(keys: NameKeys, n: int, rare_limit: float) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(a, b, rare grams shared) for every a, a sparse product a row chunk at a time (memory stays flat)."""
+    grams = _grams(keys.where(_IS_GRAM))
     df = grams.group_by("key").len()
     rare = df.filter(pl.col("len") <= rare_limit).select("key").with_row_index("col")
     kept = grams.join(rare, on="key")
@@ -170,20 +173,22 @@ def _all_shared(grams: pl.DataFrame, n: int, rare_limit: float) -> Iterator[tupl
         yield counts.row.astype(np.int64) + start, counts.col.astype(np.int64), np.rint(counts.data).astype(np.int64)
 
 
-def _shared_with(grams: pl.DataFrame, view: EntityView, focus: set[int], rare_limit: float
-                 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _shared_with(keys: NameKeys, focus: set[int], rare_limit: float) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(a, b, rare grams shared) for a in ``focus``: joins over the grams the focus holds, never the whole matrix,
     ``_CHUNK`` focus entities at a time (the join of a whole vault's focus, a cold run's, held every entity pair
     sharing a gram at once: 24 GB at 10,000 notes)."""
     ordered = sorted(focus)
     for start in range(0, len(ordered), _CHUNK):
-        mine = (view.name_keys.of_rows(ordered[start : start + _CHUNK]).filter(pl.col("kind") == GRAM)
-                .select(pl.col("row").cast(pl.Int64), "key"))
-        holders = grams.filter(pl.col("key").is_in(mine["key"].unique()))  # every entity holding a gram of the focus
+        mine = _grams(keys.of_rows(ordered[start : start + _CHUNK]).filter(_IS_GRAM))
+        holders = _grams(keys.where(_IS_GRAM & pl.col("key").is_in(mine["key"].unique())))  # every entity holding one
         rare = holders.group_by("key").len().filter(pl.col("len") <= rare_limit).select("key")
         counts = (mine.join(rare, on="key").rename({"row": "a"})
                   .join(holders.rename({"row": "b"}), on="key").group_by("a", "b").len())
         yield counts["a"].to_numpy(), counts["b"].to_numpy(), counts["len"].cast(pl.Int64).to_numpy()
+
+
+def _grams(rows: pl.DataFrame) -> pl.DataFrame:
+    return rows.select(pl.col("row").cast(pl.Int64), "key")
 
 
 def _keep_best(out: dict[Pair, float], a: np.ndarray, b: np.ndarray, count: np.ndarray, sizes: np.ndarray,

@@ -93,7 +93,7 @@ def test_a_damaged_or_foreign_memo_is_derived_again(tmp_path, derivations, damag
 def test_a_local_reference_has_no_blocking_key_or_trigram():
     view = _view()
     row = view.index[next(iri for iri, name in zip(view.iris, view.names) if name == "the company")]
-    assert view.name_keys.keys.filter(pl.col("row") == row).height == 0
+    assert view.name_keys.of_rows([row]).height == 0 and _all(view.name_keys).filter(pl.col("row") == row).height == 0
     assert view.name_keys.forms["form"][row] == "company"
 
 
@@ -141,7 +141,8 @@ def test_keys_kept_in_a_long_lived_process_equal_keys_derived_afresh_over_many_e
         aliases = {name: rng.sample(["AR", "WHO", "Hall", "NERI"], rng.randint(0, 2)) for _, name, _ in entities if rng.random() < 0.3}
         kept, fresh = view_of(entities, aliases=aliases), view_of(entities, aliases=aliases)
         kept.memo = memo
-        assert kept.name_keys.keys.to_dicts() == fresh.name_keys.keys.to_dicts()
+        assert _all(kept.name_keys).to_dicts() == _all(fresh.name_keys).to_dicts()
+        assert kept.name_keys.starts.tolist() == fresh.name_keys.starts.tolist()
         assert kept.name_keys.forms.to_dicts() == fresh.name_keys.forms.to_dicts()
 
 
@@ -150,6 +151,22 @@ def test_the_keys_of_some_entities_are_their_rows_of_the_whole_table(monkeypatch
     monkeypatch.setattr(nk, "SLICED_ROWS", sliced)  # 0: always the one filter
     keys = _view().name_keys
     for rows in ([], [0], [2, 5], [5, 2, 2], list(range(len(VAULT)))):
-        want = keys.keys.filter(pl.col("row").is_in(sorted(set(rows))))
-        assert keys.of_rows(rows).to_dicts() == want.to_dicts() and keys.of_rows(rows).schema == keys.keys.schema
+        want = _all(keys).filter(pl.col("row").is_in(sorted(set(rows))))
+        assert keys.of_rows(rows).to_dicts() == want.to_dicts() and keys.of_rows(rows).schema == want.schema
     assert keys.of_rows([3])["row"].unique().to_list() == [3] and keys.of_rows([3]).height > 1
+
+
+def _all(keys):
+    return keys.where(pl.lit(True))
+
+
+def test_key_rows_know_their_entity_and_counts_follow_the_rows():
+    keys = _view().name_keys
+    rows = _all(keys)
+    assert rows.height == keys.keys.height and rows["row"].is_sorted()
+    for entity in range(len(keys.starts) - 1):
+        mine = keys.keys[int(keys.starts[entity]) : int(keys.starts[entity + 1])]
+        assert rows.filter(pl.col("row") == entity).select("kind", "key").to_dicts() == mine.to_dicts()
+    grams = keys.counts(pl.col("kind") == nk.GRAM)
+    assert grams.tolist() == [rows.filter((pl.col("row") == e) & (pl.col("kind") == nk.GRAM)).height for e in range(len(grams))]
+    assert grams.sum() > 0 and 0 in grams.tolist()  # the local reference has none
