@@ -16,10 +16,10 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-# Above this many stored edges a single-precision step is split into row blocks multiplied on all
+# Above this many stored edges a single-precision step may be split into row blocks multiplied on all
 # cores (scipy's sparse product releases the GIL): on 2 cores and 2.4 M entries, 1.9 -> ~1.4 ms per
-# step, auto p50 22 -> 19 ms. Double-precision walks stay whole: `full` walks right after the query
-# encoder, whose threads still hold the cores, and measured slower split (p50 120 -> 133 ms).
+# step, auto p50 22 -> 19 ms. A walk right after the query encoder stays whole: the encoder's threads
+# still hold the cores, and `full` measured slower split (p50 120 -> 133 ms, in double precision).
 PARALLEL_MIN_NNZ = 500_000
 
 
@@ -36,9 +36,9 @@ class WalkGraph:
     dangling: np.ndarray  # indices of nodes without out-edges
     blocks: tuple[sp.csr_matrix, ...] = ()  # row blocks of ``transition_t`` for a parallel step (large graphs only)
 
-    def step(self, scores: np.ndarray) -> np.ndarray:
-        """``transition_t @ scores``, on all cores when the graph is large."""
-        if len(self.blocks) < 2:
+    def step(self, scores: np.ndarray, parallel: bool = True) -> np.ndarray:
+        """``transition_t @ scores``, on all cores when the graph is large and ``parallel``."""
+        if len(self.blocks) < 2 or not parallel:
             return self.transition_t @ scores
         return np.concatenate(list(_pool().map(lambda block: block @ scores, self.blocks)))
 
@@ -47,7 +47,7 @@ class WalkGraph:
         return int(self.transition_t.shape[0])
 
     def single_precision(self) -> WalkGraph:
-        """The same graph in float32: a quarter less memory traffic per step, for walks stopped early (1e-3)."""
+        """The same graph in float32: a quarter less memory traffic per step, for walks stopped early (1e-3, 1e-4)."""
         single = self.transition_t.astype(np.float32)
         return WalkGraph(single, self.dangling, _row_blocks(single))
 
@@ -85,10 +85,12 @@ def personalized_pagerank(
     damping: float = 0.5,
     tol: float = 1e-10,
     max_iter: int = 200,
+    parallel: bool = True,
 ) -> np.ndarray:
     """Stationary scores for restart distribution ``reset`` (normalised here); ``damping`` = 1 - restart probability.
 
-    Computed in the matrix's precision: a float32 graph cannot resolve changes much below 1e-6.
+    Computed in the matrix's precision: a float32 graph cannot resolve changes much below 1e-6. ``parallel``: steps
+    may use the graph's row blocks (not right after the query encoder, ``PARALLEL_MIN_NNZ``).
     """
     if not 0.0 <= damping < 1.0:
         raise ValueError("damping must be in [0, 1)")
@@ -100,7 +102,7 @@ def personalized_pagerank(
     restart = (1.0 - damping) * reset
     scores = reset.copy()
     for _ in range(max_iter):
-        new = graph.step(scores)
+        new = graph.step(scores, parallel)
         new += scores[graph.dangling].sum() * reset  # mass on dead ends restarts
         new *= damping
         new += restart

@@ -176,7 +176,8 @@ def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | Non
         entity_reset / e_total * (1 - share) if e_total > 0 else entity_reset,
     ])
     if settings.use_ppr and walk is not None and reset.sum() > 0:
-        scores = personalized_pagerank(walk, reset, settings.damping, tol=settings.ppr_tolerance)
+        scores = personalized_pagerank(walk, reset, settings.damping, tol=settings.ppr_tolerance,
+                                       parallel=not settings.needs_embeddings)  # the query encoder's threads hold the cores
         walked = length_normalised(scores[: data.n_passages], reset[: data.n_passages] / reset.sum(), settings.damping,
                                    data.chunks_per_note, settings.walk_length_norm)
         doc_scores = walked + settings.final_blend * (passage_doc / p_total if p_total > 0 else 0)

@@ -60,6 +60,7 @@ def test_a_large_single_precision_graph_steps_in_parallel_blocks_with_the_same_r
     reset = rng.random(200)
     unsplit = WalkGraph(single.transition_t, single.dangling)
     assert np.allclose(personalized_pagerank(single, reset, tol=1e-6), personalized_pagerank(unsplit, reset, tol=1e-6), atol=1e-7)
+    assert np.array_equal(personalized_pagerank(single, reset, tol=1e-6, parallel=False), personalized_pagerank(unsplit, reset, tol=1e-6))
     assert np.abs(personalized_pagerank(single, reset, tol=1e-6) - personalized_pagerank(whole, reset, tol=1e-12)).sum() < 1e-5
 
 
@@ -76,6 +77,8 @@ def test_full_search_stops_within_its_tolerance_of_the_converged_scores():
     converged = personalized_pagerank(graph, reset, 0.5, tol=1e-14, max_iter=1000)
     stopped = personalized_pagerank(graph, reset, 0.5, tol=tol)
     assert 0 < np.abs(converged - stopped).sum() <= tol
+    single = personalized_pagerank(graph.single_precision(), reset, 0.5, tol=tol, parallel=False)  # as `full` walks
+    assert np.abs(converged - single).sum() <= tol + 1e-6  # float32 rounding: far below the stop
 
 
 @pytest.mark.parametrize("seed", range(4))
