@@ -35,8 +35,8 @@ Pair = tuple[int, int]
 
 
 class NumbersInNames:
-    """The numbers in each entity's name, in order, derived for the rows asked about (a focused pass asks about a
-    few hundred of the view's rows).
+    """The numbers in each entity's name, in order, derived for the rows asked about (a focused pass asks about the
+    members of the blocks its entities are in, not the whole view).
 
     Names that differ in a number are never merged ("Phase 1" / "Phase 2"), so no blocking source proposes them.
     Dropping them only after blocking held every such pair at once: the benchmark's "note-07304" and "note-09304"
@@ -83,7 +83,8 @@ def _within_blocks(out: dict[Pair, set[str]], blocks: dict[str, list[int]], sour
 
 
 def _same_numbers(members: list[int], numbers: NumbersInNames) -> Iterator[list[int]]:
-    """``members`` split by the numbers in their names, each part in the order given (most blocks are one part)."""
+    """``members`` split by the numbers in their names, each part of two or more in the order given (most blocks
+    are one part)."""
     first = numbers[members[0]]
     if all(numbers[m] == first for m in members):
         yield members
@@ -102,7 +103,7 @@ def _across_blocks(out: dict[Pair, set[str]], left: dict[str, list[int]], right:
             continue
         for a in shorts:
             for b in longs:
-                if numbers[a] == numbers[b]:
+                if (focus is None or a in focus or b in focus) and numbers[a] == numbers[b]:
                     _add(out, a, b, source, focus)
 
 
@@ -113,7 +114,7 @@ _ACROSS = ["acronym_short", "acronym_long", "single", "surname_long"]  # blocks 
 
 def key_blocks(view: EntityView, focus: set[int] | None = None, numbers: NumbersInNames | None = None) -> dict[Pair, set[str]]:
     """Pairs sharing a name form, an acronym, initials or a surname, with the keys that paired them; never two
-    names that differ in a number."""
+    names that differ in a number (``numbers``: the view's, when the caller has them already)."""
     blocking = pl.col("kind") != GRAM
     if focus is None:
         rows = view.name_keys.where(blocking)
@@ -129,7 +130,7 @@ def key_blocks(view: EntityView, focus: set[int] | None = None, numbers: Numbers
     for block, key, members in zip(grouped["kind"].to_list(), grouped["key"].to_list(), grouped["row"].to_list()):
         blocks[block][key] = members
     out: dict[Pair, set[str]] = defaultdict(set)
-    numbers = numbers or NumbersInNames(view.names)
+    numbers = NumbersInNames(view.names) if numbers is None else numbers
     _within_blocks(out, blocks["exact"], "same-form", focus, None, numbers)
     _within_blocks(out, blocks["loose"], "loose-form", focus, MAX_BLOCK, numbers)
     _across_blocks(out, blocks["acronym_short"], blocks["acronym_long"], "acronym", focus, MAX_BLOCK, numbers)
@@ -217,6 +218,6 @@ def candidate_pairs(view: EntityView, focus: Iterable[int] | None = None,
         if numbers[a] == numbers[b]:
             out.setdefault((a, b), set()).add("trigram")
     for (a, b), _cos in (embedding_pairs or {}).items():
-        if numbers[a] == numbers[b] and not (nm.is_local_reference(view.names[a]) or nm.is_local_reference(view.names[b])):
+        if (wanted is None or a in wanted or b in wanted) and numbers[a] == numbers[b] and not (nm.is_local_reference(view.names[a]) or nm.is_local_reference(view.names[b])):
             _add(out, a, b, "embedding", wanted)  # type: ignore[arg-type]
     return dict(out)

@@ -65,7 +65,8 @@ class NameKeys:
 
     def counts(self, predicate: pl.Expr) -> np.ndarray:
         """Per entity, how many of its key rows ``predicate`` (over kind and key) keeps."""
-        running = np.concatenate([[0], np.cumsum(self.keys.select(predicate).to_series().to_numpy(), dtype=np.int64)])
+        kept = self.keys.with_columns(predicate.alias("kept"))["kept"].to_numpy()
+        running = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])
         return running[self.starts[1:]] - running[self.starts[:-1]]
 
 
@@ -136,7 +137,7 @@ _SCHEMA = {"entity_iri": pl.String, "labels": pl.List(pl.String), **{c: pl.Strin
 
 
 class _Exploded(NamedTuple):
-    """A memo table's keys, one row per (row, kind, key), in row order; row r's are ``keys[starts[r]:starts[r + 1]]``."""
+    """A memo table's keys, one row per (kind, key), in row order; row r's are ``keys[starts[r]:starts[r + 1]]``."""
 
     keys: pl.DataFrame
     starts: np.ndarray

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,19 +28,28 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="engram-ppr")
 
 
+SINGLE_PRECISION_FLOOR = 1e-6  # a float32 walk cannot resolve changes much below this: tighter stops walk float64
+
+
 @dataclass(frozen=True)
 class WalkGraph:
     """A transposed transition matrix and its dangling nodes, computed once per graph, not once per query."""
 
     transition_t: sp.csr_matrix
     dangling: np.ndarray  # indices of nodes without out-edges
-    blocks: tuple[sp.csr_matrix, ...] = ()  # row blocks of ``transition_t`` for a parallel step (large graphs only)
+    splits: bool = False  # a large float32 graph: steps may run in row blocks on all cores
 
     def step(self, scores: np.ndarray, parallel: bool = True) -> np.ndarray:
         """``transition_t @ scores``, on all cores when the graph is large and ``parallel``."""
-        if len(self.blocks) < 2 or not parallel:
+        if not (parallel and self.splits) or len(self.blocks) < 2:
             return self.transition_t @ scores
         return np.concatenate(list(_pool().map(lambda block: block @ scores, self.blocks)))
+
+    @cached_property
+    def blocks(self) -> tuple[sp.csr_matrix, ...]:
+        """Row blocks of ``transition_t`` (copies), made on the first parallel step: a process whose walks all
+        follow the query encoder never holds them."""
+        return _row_blocks(self.transition_t) if self.splits else ()
 
     @property
     def size(self) -> int:
@@ -48,8 +57,7 @@ class WalkGraph:
 
     def single_precision(self) -> WalkGraph:
         """The same graph in float32: a quarter less memory traffic per step, for walks stopped early (1e-3, 1e-4)."""
-        single = self.transition_t.astype(np.float32)
-        return WalkGraph(single, self.dangling, _row_blocks(single))
+        return WalkGraph(self.transition_t.astype(np.float32), self.dangling, splits=True)
 
 
 def transition_matrix(adjacency: sp.spmatrix, symmetric: bool = False) -> WalkGraph:

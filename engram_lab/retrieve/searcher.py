@@ -36,7 +36,7 @@ from engram_lab.retrieve.hipporag2 import AnchorGraph, anchor_graph, hipporag2_r
 from engram_lab.retrieve.keyword_search import KeywordSearcher, keyword_results
 from engram_lab.retrieve.lexical import match_names
 from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges
-from engram_lab.retrieve.ppr import WalkGraph, transition_matrix
+from engram_lab.retrieve.ppr import SINGLE_PRECISION_FLOOR, WalkGraph, transition_matrix
 from engram_lab.retrieve.results import SearchResult, assemble_context
 from engram_lab.retrieve.scoring import FactSelector, Ranking, SeedScores, doc_max, rank, rrf_ranking, top_positive
 from engram_lab.retrieve.settings import ABLATIONS, AUTO_HEADER, AUTO_MAX_RESULTS, MODES, RetrievalSettings, settings_for
@@ -181,17 +181,17 @@ class Searcher:
 
     def _walk(self, data: RetrievalData, settings: RetrievalSettings, overlay: OverlaySnapshot | None = None) -> WalkGraph:
         key = (id(data), settings.edges, settings.synonym_threshold, overlay.generation if overlay else None)
-        if key not in self._walks:
-            judged = overlay_edges(data, overlay) if overlay else None
-            blocked = blocked_synonyms(data, overlay) if overlay else None
-            matrix = adjacency(data, settings.edges, settings.synonym_threshold, judged=judged, blocked=blocked)
-            self._walks[key] = transition_matrix(matrix, symmetric=True)  # adjacency adds each edge both ways
-        if not settings.ppr_single_precision:
-            return self._walks[key]
-        single = (*key, "float32")
-        if single not in self._walks:
-            self._walks[single] = self._walks[key].single_precision()
-        return self._walks[single]
+        single = settings.ppr_single_precision and settings.ppr_tolerance >= SINGLE_PRECISION_FLOOR
+        wanted = (*key, "float32") if single else key
+        if wanted not in self._walks:  # a float32 walk keeps no float64 matrix beside it (the defaults walk float32)
+            walk = self._walks.get(key)
+            if walk is None:
+                judged = overlay_edges(data, overlay) if overlay else None
+                blocked = blocked_synonyms(data, overlay) if overlay else None
+                matrix = adjacency(data, settings.edges, settings.synonym_threshold, judged=judged, blocked=blocked)
+                walk = transition_matrix(matrix, symmetric=True)  # adjacency adds each edge both ways
+            self._walks[wanted] = walk.single_precision() if single else walk
+        return self._walks[wanted]
 
     # -- searching -----------------------------------------------------------
     @fewer_collections()

@@ -69,7 +69,8 @@ class RetrievalSettings:
     # L1 change at which the walk stops (its scores sum to 1; at damping 0.5 what is left after the stop is at most
     # the last change). 1e-4 over a float32 matrix instead of 1e-7 over float64 (session 23): no ranking and no
     # confidence moved on any question of the three dev sets, ~14 steps instead of ~23 at a quarter less memory
-    # traffic each (10,000 notes: full p50 117 -> 77 ms; BENCHMARKS.md). 1e-7 had replaced 1e-10 in session 20.
+    # traffic each (10,000 notes: full p50 72 -> 56 ms, alternating runs; BENCHMARKS.md). 1e-7 had replaced 1e-10
+    # in session 20. A tolerance below ``ppr.SINGLE_PRECISION_FLOOR`` walks float64 whatever this flag says.
     ppr_tolerance: float = 1e-4
     ppr_single_precision: bool = True  # walk a float32 matrix (only sensible with a loose tolerance)
     lexical_fuzzy: bool = True  # also match names within a small edit distance (slow on very large vaults)
@@ -114,10 +115,9 @@ def settings_for(mode: str, base: RetrievalSettings | None = None) -> RetrievalS
         return full.with_(use_ppr=False)
     if mode == "auto":  # names in the query and BM25 seed the graph; no model is loaded
         # A fast, partial answer: exact and normalised names only, and a walk stopped at 1e-3 (about ten
-        # iterations at damping 0.5 instead of ~35), which moves no score by more than 0.1 %, over a float32
-        # matrix (a quarter less memory traffic per step; rounding stays far below that tolerance).
+        # iterations at damping 0.5 against `full`'s ~14), which moves no score by more than 0.1 %.
         return full.with_(lexical=1.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, bm25=1.0, passage_share=0.5,
-                          needs_embeddings=False, ppr_tolerance=1e-3, ppr_single_precision=True, lexical_fuzzy=False,
+                          needs_embeddings=False, ppr_tolerance=1e-3, lexical_fuzzy=False,
                           passage_best_first=False)  # measured for `full` only
     if mode == "keyword":
         return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, use_ppr=False, needs_embeddings=False,

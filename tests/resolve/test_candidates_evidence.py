@@ -235,3 +235,22 @@ def test_blocking_never_pairs_names_differing_in_a_number_and_loses_no_other_pai
     assert _pair(view, ("Phase 1 Hall", "Project"), ("Phase 1 Hal", "Project")) in pairs  # same numbers: still a typo pair
     assert _pair(view, ("note-07304", "Concept"), ("note-09304", "Concept")) not in pairs
     assert all(numbers[a] == numbers[b] for a, b in pairs)
+
+
+def test_a_block_too_large_stays_skipped_whatever_the_numbers_in_its_names(monkeypatch):
+    """The block's size is its ambiguity: splitting it by numbers must not make its parts small enough to pair."""
+    view = view_of([("d1", "Report 1 Alpha", "Concept"), ("d2", "Review 1 Alpha", "Concept"), ("d3", "Report 2 Alpha", "Concept")])
+    pair = _pair(view, ("Report 1 Alpha", "Concept"), ("Review 1 Alpha", "Concept"))  # initials "r alpha": all three
+    assert key_blocks(view)[pair] == {"initials"}
+    monkeypatch.setattr(candidates, "MAX_BLOCK", 2)
+    assert pair not in key_blocks(view)
+
+
+def test_an_embedding_neighbour_differing_in_a_number_is_not_a_candidate():
+    view = view_of([("d1", "Phase 1 Hall", "Project"), ("d2", "Phase 2 Hall", "Project"), ("d3", "Mill Reach", "Place"),
+                    ("d4", "Mill Reach Trust", "Organization")])
+    phases = _pair(view, ("Phase 1 Hall", "Project"), ("Phase 2 Hall", "Project"))
+    mills = _pair(view, ("Mill Reach", "Place"), ("Mill Reach Trust", "Organization"))
+    pairs = candidate_pairs(view, embedding_pairs={phases: 0.97, mills: 0.9})
+    assert phases not in pairs and "embedding" in pairs[mills]
+    assert candidate_pairs(view, {phases[0]}, {phases: 0.97, mills: 0.9}) == {}  # focused: the same

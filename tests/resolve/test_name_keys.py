@@ -170,3 +170,14 @@ def test_key_rows_know_their_entity_and_counts_follow_the_rows():
     grams = keys.counts(pl.col("kind") == nk.GRAM)
     assert grams.tolist() == [rows.filter((pl.col("row") == e) & (pl.col("kind") == nk.GRAM)).height for e in range(len(grams))]
     assert grams.sum() > 0 and 0 in grams.tolist()  # the local reference has none
+
+
+def test_exploding_a_memo_table_counts_empty_and_missing_key_lists_as_none():
+    table = pl.DataFrame({"kinds": [["exact", "gram"], [], None, ["loose"]], "keys": [["a", "ab"], [], None, ["b"]]},
+                         schema={"kinds": pl.List(pl.String), "keys": pl.List(pl.String)})
+    exploded = nk._explode(table)
+    assert exploded.starts.tolist() == [0, 2, 2, 2, 3]
+    assert exploded.keys.to_dicts() == [{"kind": "exact", "key": "a"}, {"kind": "gram", "key": "ab"}, {"kind": "loose", "key": "b"}]
+    keys = nk.NameKeys(pl.DataFrame(), exploded.keys, exploded.starts)
+    assert keys.counts(pl.lit(True)).tolist() == [2, 0, 0, 1] and keys.counts(pl.col("kind") == nk.GRAM).tolist() == [1, 0, 0, 0]
+    assert keys.of_rows([3, 1])["row"].to_list() == [3]

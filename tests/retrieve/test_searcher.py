@@ -218,3 +218,22 @@ def test_the_walk_may_add_notes_but_not_displace_the_passages_best(searcher):
     assert int(np.argmax(outcome.ranking.doc_scores)) == best
     others = np.arange(unpinned.doc_scores.size) != best
     assert np.array_equal(outcome.ranking.doc_scores[others], unpinned.doc_scores[others])
+
+
+def test_full_walks_float32_unsplit_auto_split_and_a_tight_stop_float64(searcher, monkeypatch):
+    import engram_lab.retrieve.scoring as scoring
+
+    walks = []
+    real = scoring.personalized_pagerank
+
+    def recorded(graph, reset, damping, tol, parallel=True):
+        walks.append((graph.transition_t.dtype, parallel, tol))
+        return real(graph, reset, damping, tol=tol, parallel=parallel)
+
+    monkeypatch.setattr(scoring, "personalized_pagerank", recorded)
+    question = "Where was the director of Blue Harbour born?"
+    full = searcher.search(question, k=3, mode="full")
+    searcher.search(question, k=3, mode="auto")
+    tight = searcher.search(question, k=3, settings=RetrievalSettings(ppr_tolerance=1e-10))
+    assert walks == [(np.float32, False, 1e-4), (np.float32, True, 1e-3), (np.float64, False, 1e-10)]
+    assert [r.path for r in tight.results] == [r.path for r in full.results]  # the looser float32 stop ranks the same
