@@ -132,6 +132,14 @@ def test_a_focused_trigram_pass_finds_for_its_entities_what_the_full_pass_finds(
     assert trigram_pairs(view, set(range(0, view.size, 2)), min_cosine=0.3) == merged(single[0::2])
 
 
+def test_a_gram_in_more_names_than_the_cap_is_common_whatever_the_vault_size(monkeypatch):
+    view = view_of([(f"d{i}", name, "Concept") for i, name in enumerate(["Qixolv", "Qixolw", "Qixolz", "Marrow"])])
+    pair = _pair(view, ("Qixolv", "Concept"), ("Qixolw", "Concept"))
+    assert pair in trigram_pairs(view, min_cosine=0.3)  # "qix", "ixo", "xol" are in three names: rare under 20
+    monkeypatch.setattr(candidates, "TRIGRAM_MAX_DF", 2)
+    assert trigram_pairs(view, min_cosine=0.3) == {} == trigram_pairs(view, {pair[0]}, min_cosine=0.3)
+
+
 def test_blocking_is_far_from_all_pairs():
     rng = random.Random(3)
     first = ["Ana", "Ben", "Carla", "Dmitri", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas"]
