@@ -181,3 +181,12 @@ def test_exploding_a_memo_table_counts_empty_and_missing_key_lists_as_none():
     keys = nk.NameKeys(pl.DataFrame(), exploded.keys, exploded.starts)
     assert keys.counts(pl.lit(True)).tolist() == [2, 0, 0, 1] and keys.counts(pl.col("kind") == nk.GRAM).tolist() == [1, 0, 0, 0]
     assert keys.of_rows([3, 1])["row"].to_list() == [3]
+
+
+def test_keys_derived_a_few_entities_at_a_time_are_those_derived_at_once(tmp_path, monkeypatch):
+    at_once = _view().name_keys
+    monkeypatch.setattr(nk, "DERIVE_CHUNK", 2)
+    chunked = _view(tmp_path / nk.MEMO_FILE).name_keys
+    assert _all(chunked).to_dicts() == _all(at_once).to_dicts() and chunked.starts.tolist() == at_once.starts.tolist()
+    assert chunked.forms.to_dicts() == at_once.forms.to_dicts()
+    assert pl.read_parquet(tmp_path / nk.MEMO_FILE).height == len(VAULT)  # every chunk written to the memo
