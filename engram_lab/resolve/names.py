@@ -125,13 +125,13 @@ def edit_distance(a: str, b: str, limit: int = 3) -> int:
     return min(OSA.distance(a, b, score_cutoff=limit), limit)
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 12)  # read once per entity when its keys are derived (``name_keys.derive``)
 def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
     padded = f" {loose(text)} "
     return frozenset(padded[i : i + n] for i in range(max(1, len(padded) - n + 1)))
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 12)  # read once per entity when its keys are derived (``name_keys.derive``)
 def long_form_keys(text: str) -> tuple[str | None, str | None, str | None]:
     """The short forms a long name could be written as: its acronym, its initials key (unless it is initialled
     itself) and its surname (its last word, for names of two words or more); None where there is none. One cached
@@ -140,7 +140,7 @@ def long_form_keys(text: str) -> tuple[str | None, str | None, str | None]:
     return (acronym_of(text), initials_key(text) if not is_initialled(text) else None, words[-1] if len(words) >= 2 else None)
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 12)  # read once per entity when its keys are derived (``name_keys.derive``)
 def short_form_keys(text: str) -> tuple[str | None, str | None, str | None]:
     """What a name written as a short form stands for a key of: itself as an acronym, its initials key when it is
     initialled, itself as a lone surname (a one-word name); None where it is not that kind of short form."""
