@@ -221,7 +221,10 @@ def candidate_pairs(view: EntityView, focus: Iterable[int] | None = None,
     for a, b in trigram_pairs(view, wanted):
         if numbers[a] == numbers[b]:
             out.setdefault((a, b), set()).add("trigram")
+    names = view.names
     for (a, b), _cos in (embedding_pairs or {}).items():
-        if (wanted is None or a in wanted or b in wanted) and numbers[a] == numbers[b] and not (nm.is_local_reference(view.names[a]) or nm.is_local_reference(view.names[b])):
+        if wanted is not None and a not in wanted and b not in wanted:
+            continue
+        if numbers[a] == numbers[b] and not (nm.is_local_reference(names[a]) or nm.is_local_reference(names[b])):
             _add(out, a, b, "embedding", wanted)  # type: ignore[arg-type]
     return dict(out)
