@@ -28,8 +28,10 @@ _DIGITS = re.compile(r"\d+")
 TRIGRAM_MIN_COSINE = 0.6
 TRIGRAM_MAX_DF_SHARE = 0.01
 # A gram in more names than this is common at any vault size. The limit grew with the vault alone before, and the
-# product's work with the square of it: 5.4 billion shared-gram incidences at 580,000 entities (452 s of the
-# 100,000-note benchmark's cold analysis). 400: the resolution scale benchmark's 110,603 pairs and verdicts unchanged.
+# product's work with the square of it: 5.4 billion shared-gram incidences at 580,000 entities (`candidate_pairs`
+# 452 s of the 100,000-note benchmark's cold analysis). The cap only matters past 40,000 entities, and there it can
+# only drop pairs (a dropped gram still counts in a name's size); neither benchmark vault has a trigram pair with it
+# or without it (syllable names), so what it costs on real names of that size is not measured.
 TRIGRAM_MAX_DF = 400
 TRIGRAM_PER_ROW = 20
 _CHUNK = 2048
@@ -145,7 +147,8 @@ def key_blocks(view: EntityView, focus: set[int] | None = None, numbers: Numbers
 
 
 def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: float = TRIGRAM_MIN_COSINE) -> dict[Pair, float]:
-    """Pairs whose names share rare character trigrams (set cosine >= ``min_cosine``): catches typos.
+    """Pairs whose names share rare character trigrams (set cosine >= ``min_cosine``): catches typos. A gram is rare
+    in at most min(max(20, ``TRIGRAM_MAX_DF_SHARE`` of the entities), ``TRIGRAM_MAX_DF``) names.
 
     Each entity (each of ``focus``, when given) proposes its ``TRIGRAM_PER_ROW`` best partners; a pair proposed
     either way is kept with its cosine. The cosine is the shared rare grams over the geometric mean of the two

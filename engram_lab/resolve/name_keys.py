@@ -71,8 +71,8 @@ class NameKeys:
         return running[self.starts[1:]] - running[self.starts[:-1]]
 
 
-@lru_cache(maxsize=1 << 12)  # an edit keys again the labels of the entities it re-derives; a cold run keys each label
-# once, and a cache of 2 ** 18 label tuples held ~130 MB at 88,000 entities for nothing
+@lru_cache(maxsize=1 << 12)  # helps only when a label keyed recently is derived again (an entity's aliases changed);
+# a cold run keys each label once, and a cache of 2 ** 18 label tuples held ~130 MB at 88,000 entities for nothing
 def label_keys(label: str, is_name: bool) -> tuple[tuple[str, str], ...]:
     """(block, key) pairs that ``label`` files an entity under; deletion keys only for the name itself (aliases
     are matched exactly)."""
@@ -186,7 +186,8 @@ def _read_memo(path: Path | None) -> tuple[pl.DataFrame, pl.DataFrame, _Exploded
 
 def _derived_rows(todo: pl.DataFrame) -> pl.DataFrame:
     """Memo rows for ``todo``'s entities, ``DERIVE_CHUNK`` at a time: the keys are Python strings until they are in a
-    frame, and deriving 88,000 entities at once left ~0.5 GB of the process's heap resident after they were freed."""
+    frame, and the heap they fill stays resident after they are freed (deriving the 10,000-note benchmark's 88,000
+    entities at once: 1,121 MB resident after, 980 MB in chunks, both with the label caches then in place)."""
     parts = [_derived_chunk(todo.slice(start, DERIVE_CHUNK)) for start in range(0, todo.height, DERIVE_CHUNK)]
     return pl.concat(parts) if parts else _derived_chunk(todo)
 

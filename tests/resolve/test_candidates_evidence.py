@@ -136,6 +136,8 @@ def test_a_gram_in_more_names_than_the_cap_is_common_whatever_the_vault_size(mon
     view = view_of([(f"d{i}", name, "Concept") for i, name in enumerate(["Qixolv", "Qixolw", "Qixolz", "Marrow"])])
     pair = _pair(view, ("Qixolv", "Concept"), ("Qixolw", "Concept"))
     assert pair in trigram_pairs(view, min_cosine=0.3)  # "qix", "ixo", "xol" are in three names: rare under 20
+    monkeypatch.setattr(candidates, "TRIGRAM_MAX_DF", 3)  # a gram in exactly the cap's number of names is still rare
+    assert pair in trigram_pairs(view, min_cosine=0.3)
     monkeypatch.setattr(candidates, "TRIGRAM_MAX_DF", 2)
     assert trigram_pairs(view, min_cosine=0.3) == {} == trigram_pairs(view, {pair[0]}, min_cosine=0.3)
 
