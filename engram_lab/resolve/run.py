@@ -322,10 +322,16 @@ def write_projections(vault: Path, state: ResolutionState, candidates: list[Cand
         written = _swap_overlay_digest(vault, "")
         kept = _HELD.get(store_dir)
         held = kept[1] if kept is not None and written and kept[0] == written else None
-        _write_projections(vault, state, candidates, docs, held)
+        wanted = _overlay_judgments(state)
+        _write_projections(vault, state, candidates, docs, held, wanted)
         digest = _overlay_digest(state)
         _swap_overlay_digest(vault, digest)
-    _HELD[store_dir] = (digest, {d.decision_id: state.blocked.get(d.decision_id) for d in state.judgments.values()})
+    _HELD[store_dir] = (digest, wanted)
+
+
+def _overlay_judgments(state: ResolutionState) -> dict[str, str | None]:
+    """What the overlay graph holds for ``state``: each judgment in force, and why it is kept apart (or None)."""
+    return {d.decision_id: state.blocked.get(d.decision_id) for d in state.judgments.values()}
 
 
 def _swap_overlay_digest(vault: Path, digest: str) -> str | None:
@@ -341,25 +347,27 @@ def _swap_overlay_digest(vault: Path, digest: str) -> str | None:
 
 
 def _write_projections(vault: Path, state: ResolutionState, candidates: list[Candidate], docs: set[str] | None,
-                       held: dict[str, str | None] | None = None) -> None:
-    """``held``: the judgments the overlay graph holds, when known without reading it."""
+                       held: dict[str, str | None] | None = None, wanted: dict[str, str | None] | None = None) -> None:
+    """``held``: the judgments the overlay graph holds, when known without reading it; ``wanted``:
+    ``_overlay_judgments(state)``, when the caller has it."""
+    wanted = _overlay_judgments(state) if wanted is None else wanted
     store = GraphStore(engram_dir(vault) / STORE_DIR)
     try:
         has_overlay = store.has_graph(v.OVERLAY_GRAPH)
         if not has_overlay:
             docs, held = None, None  # a rebuilt store: write every projection again
-        _write_overlay(vault, store, state, has_overlay, held)
+        _write_overlay(vault, store, state, wanted, has_overlay, held)
         by_doc: dict[str, list[Candidate]] = {}
         for c in candidates:
             by_doc.setdefault(c.later.doc_id, []).append(c)
-        wanted = {v.analysis_graph_iri(doc): doc for doc in by_doc}
+        analyses = {v.analysis_graph_iri(doc): doc for doc in by_doc}
         # Which analysis graphs may be stale: any (the store's graphs listed: 0.4 s at 100,000 notes), or in a focused
         # pass those of the notes whose candidates changed, the only ones that can have.
         maybe = ({g for g in store.graphs() if g.endswith("#analysis")} if docs is None
                  else {v.analysis_graph_iri(doc) for doc in docs})
-        for graph in sorted(maybe - wanted.keys()):
+        for graph in sorted(maybe - analyses.keys()):
             store.drop_graph(graph)
-        for graph, doc in wanted.items():
+        for graph, doc in analyses.items():
             if docs is None or doc in docs:
                 store.replace_graph(graph, analysis_quads(doc, by_doc[doc]))
         store.settle_if_large()
@@ -367,13 +375,13 @@ def _write_projections(vault: Path, state: ResolutionState, candidates: list[Can
         store.close()
 
 
-def _write_overlay(vault: Path, store: GraphStore, state: ResolutionState, has_overlay: bool,
-                   held: dict[str, str | None] | None = None) -> None:
+def _write_overlay(vault: Path, store: GraphStore, state: ResolutionState, wanted: dict[str, str | None],
+                   has_overlay: bool, held: dict[str, str | None] | None = None) -> None:
     """The overlay graph changed by the judgments that entered or left it (or were kept apart, or let go): rewriting
     it whole meant 212,000 quads for the 10,000-note benchmark's 23,500 automatic merges, 5 s after deleting a note.
     A decision never changes once made (only its retraction, which takes it out of force), so a judgment held with
-    the same id and the same reason to keep it apart is already written as it should be."""
-    wanted = {d.decision_id: state.blocked.get(d.decision_id) for d in state.judgments.values()}
+    the same id and the same reason to keep it apart is already written as it should be. ``wanted``:
+    ``_overlay_judgments(state)``."""
     if not has_overlay or not wanted:
         store.replace_graph(v.OVERLAY_GRAPH, overlay_quads(_with_evidence(vault, state)))  # written whole, or dropped
         return
