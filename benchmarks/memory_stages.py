@@ -18,6 +18,7 @@ from pathlib import Path
 
 from benchmarks.hashed_embedder import HashedWords
 from benchmarks.synthetic_vault import write_synthetic_vault
+from benchmarks.timing import StageClock
 from engram_lab.engine import Engine
 
 
@@ -34,21 +35,20 @@ def _reset_peak() -> None:
     CLEAR_REFS.write_text("5")  # 5: reset the peak resident set size to the current one
 
 
-class StagePeaks:
-    """A progress listener that records each stage's peak and end resident memory (MiB) and its seconds."""
+class StagePeaks(StageClock):
+    """A progress listener that records each stage's peak and end resident memory (MiB) and its seconds, in order;
+    the time before the first stage is a row too ("start")."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.rows: list[tuple[str, int, int, float]] = []
         self._stage, self._since = "start", time.perf_counter()
 
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if stage != self._stage:
-            self.stop()
-            self._stage, self._since = stage, time.perf_counter()
-
     def stop(self) -> None:
-        self.rows.append((self._stage, *_peak_and_resident_mib(), time.perf_counter() - self._since))
-        _reset_peak()
+        if self._stage is not None:
+            self.rows.append((self._stage, *_peak_and_resident_mib(), time.perf_counter() - self._since))
+            _reset_peak()
+        super().stop()
 
 
 def main() -> None:
