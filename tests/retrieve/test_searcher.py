@@ -237,3 +237,28 @@ def test_full_walks_float32_unsplit_auto_split_and_a_tight_stop_float64(searcher
     tight = searcher.search(question, k=3, settings=RetrievalSettings(ppr_tolerance=1e-10))
     assert walks == [(np.float32, False, 1e-4), (np.float32, True, 1e-3), (np.float64, False, 1e-10)]
     assert [r.path for r in tight.results] == [r.path for r in full.results]  # the looser float32 stop ranks the same
+
+
+def test_a_dense_leg_weighed_zero_reads_no_vectors(searcher, monkeypatch):
+    from engram_lab.index.row_vectors import RowVectors
+
+    products = []
+    real = RowVectors.__matmul__
+
+    def recorded(self, other):
+        products.append(self.shape[0])
+        return real(self, other)
+
+    monkeypatch.setattr(RowVectors, "__matmul__", recorded)
+    question = "Where was the director of Blue Harbour born?"
+    default = searcher.search(question, k=3)  # entity labels weighed 0 by default
+    data = searcher._data  # the index the search just read
+    sections, entities, facts = data.section_vectors.shape[0], data.entity_vectors.shape[0], data.fact_vectors.shape[0]
+    assert len({sections, entities, facts}) == 3  # the products below tell the three stores apart by their rows
+    assert products == [sections, facts] and not default.ranking.seeds.entity_dense
+    products.clear()
+    labels = searcher.search(question, k=3, settings=RetrievalSettings(entity_dense=1.0))
+    assert products == [sections, entities, facts] and labels.ranking.seeds.entity_dense
+    products.clear()
+    searcher.search(question, k=3, mode="dense")
+    assert products == [sections]
