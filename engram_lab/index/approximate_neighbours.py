@@ -13,7 +13,6 @@ either way (``neighbour_lists.patch_neighbour_lists``: exact nearest rows, to ea
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -25,10 +24,9 @@ SEARCH_BREADTH = 96  # efSearch, at least 2 k
 BLOCK = 8192
 
 
-def approximate_lists(vectors: np.ndarray, k: int, on_block: Callable[[int], None] | None = None,
-                      keep_graph: Callable[[Any], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(indices, cosines), n x k, each row's ``k`` nearest other rows best first, -1 / -inf padded. ``keep_graph``
-    is handed the HNSW graph once built (``vector_graph`` saves it for search)."""
+def approximate_lists(vectors: np.ndarray, k: int, on_block: Callable[[int], None] | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, cosines), n x k, each row's ``k`` nearest other rows best first, -1 / -inf padded."""
     import faiss
 
     n, dimension = vectors.shape
@@ -36,8 +34,6 @@ def approximate_lists(vectors: np.ndarray, k: int, on_block: Callable[[int], Non
     index = faiss.IndexHNSWFlat(dimension, LINKS, faiss.METRIC_INNER_PRODUCT)
     index.hnsw.efConstruction = BUILD_BREADTH
     index.add(data)
-    if keep_graph is not None:
-        keep_graph(index)
     index.hnsw.efSearch = max(SEARCH_BREADTH, 2 * k)
     indices = np.full((n, k), -1, dtype=ROW)
     cosines = np.full((n, k), -np.inf, dtype=np.float32)

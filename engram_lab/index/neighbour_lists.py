@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -129,16 +128,14 @@ def _best_first(indices: np.ndarray, cosines: np.ndarray, k: int) -> NeighbourLi
 
 
 def build_neighbour_lists(vectors: np.ndarray, k: int, on_block: Callable[[int], None] | None = None,
-                          approximate_from: int | None = None, keep_graph: Callable[[Any], None] | None = None
-                          ) -> NeighbourLists:
+                          approximate_from: int = APPROXIMATE_FROM) -> NeighbourLists:
     """Every row's list (the cold build): a blocked pass over all similarities, or for ``approximate_from`` rows
-    and more an HNSW graph's (``approximate_neighbours``; the exact pass's cost grows with the square), which is
-    then handed to ``keep_graph``."""
+    and more an HNSW graph's (``approximate_neighbours``; the exact pass's cost grows with the square)."""
     n = vectors.shape[0]
-    if n >= (APPROXIMATE_FROM if approximate_from is None else approximate_from):
+    if n >= approximate_from:
         from engram_lab.index.approximate_neighbours import approximate_lists
 
-        indices, cosines = approximate_lists(vectors, k, on_block, keep_graph)
+        indices, cosines = approximate_lists(vectors, k, on_block)
         return NeighbourLists(indices, cosines)
     lists = NeighbourLists(np.full((n, k), -1, dtype=ROW), np.full((n, k), -np.inf, dtype=np.float32))
     for start, nearest, cosines in nearest_neighbours(vectors, k, BATCH):

@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -39,7 +38,6 @@ from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import recall, remember
 from engram_lab.index.row_vectors import RowVectors, load_vectors, save_vectors
 from engram_lab.index.tables import TABLES_DIR, TableStore
-from engram_lab.index.vector_graph import VectorGraph, carry_graph, searched_graph, write_graph
 from engram_lab.index.vector_reuse import kept_origin, match_rows, patch_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
 from engram_lab.state.db import engram_dir, open_ledger
@@ -56,7 +54,6 @@ SYNONYM_FLOOR = 0.75  # the lowest synonym threshold in use: pairs above it are 
 # Rows each list holds beyond the DEFAULT_K that densities read, so an edit that removes vectors seldom leaves a list
 # too short to keep (``neighbour_lists``): a recomputed list is one pass over every vector of its kind.
 LIST_SLACK = 6
-SEARCHED_KINDS = ("entity", "fact")  # kinds a search may ask an HNSW graph about (``vector_graph``); sections are all read
 
 
 @dataclass
@@ -91,16 +88,6 @@ class RetrievalData:
 
     def entity_node(self, index: int) -> int:
         return self.n_passages + index
-
-    @cached_property
-    def entity_graph(self) -> VectorGraph | None:
-        """What a search asks for the entity labels nearest a query, when they are many (``vector_graph``)."""
-        return searched_graph(self.folder, "entity_vectors", self.entity_vectors)
-
-    @cached_property
-    def fact_graph(self) -> VectorGraph | None:
-        """What a search asks for the facts nearest a query, when they are many (``vector_graph``)."""
-        return searched_graph(self.folder, "fact_vectors", self.fact_vectors)
 
     @cached_property
     def section_position(self) -> dict[tuple[str, int, int], int]:
@@ -395,8 +382,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
                     ("fact", DEFAULT_K + LIST_SLACK)):
         origin = origins[kind]
         if origin is None or previous is None:
-            dense = vectors[kind].dense()
-            lists[kind] = build_neighbour_lists(dense, k, on_block=tick, keep_graph=_graph_keeper(folder, kind, dense))
+            lists[kind] = build_neighbour_lists(vectors[kind].dense(), k, on_block=tick)
         else:  # densities read DEFAULT_K rows; synonym pairs every entry above the floor
             lists[kind] = patch_neighbour_lists(getattr(previous, f"{kind}_lists"), origin, vectors[kind], depth=DEFAULT_K,
                                                 floor=SYNONYM_FLOOR if kind == "entity" else None, k=k)
@@ -413,13 +399,6 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
         section_lists=lists["section"], entity_lists=lists["entity"], fact_lists=lists["fact"],
     )
     return data, generation
-
-
-def _graph_keeper(folder: Path, kind: str, dense: np.ndarray) -> Callable[[Any], None] | None:
-    """Where a cold build's HNSW graph of entity or fact vectors goes: the folder being written, for search."""
-    if kind not in SEARCHED_KINDS or not folder.is_dir():
-        return None
-    return lambda graph: write_graph(graph, folder, f"{kind}_vectors", dense)
 
 
 def _texts(kind: str, entities: pl.DataFrame, facts: pl.DataFrame) -> list[str]:
@@ -545,10 +524,7 @@ _LISTS = ("section_lists", "entity_lists", "fact_lists")
 def save(data: RetrievalData, generation: int, folder: Path) -> None:
     """Write ``data`` to ``folder``; its vectors then point at what was written (memory-mapped, not held twice)."""
     for name in _VECTORS:
-        vectors = getattr(data, name)
-        setattr(data, name, save_vectors(vectors, folder, name))
-        if vectors.source is not None and vectors.source.parent != folder:  # patched from a published folder
-            carry_graph(vectors.source.parent, folder, name, getattr(data, name))
+        setattr(data, name, save_vectors(getattr(data, name), folder, name))
     for name in _FRAMES:
         getattr(data, name).write_parquet(folder / f"{name}.parquet", compression=FRAME_COMPRESSION)
     for column in _PAIRS:

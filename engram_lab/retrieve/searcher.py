@@ -26,11 +26,11 @@ from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedd
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.progress import MATRICES, StageProgress
 from engram_lab.index.retrieval_index import RetrievalData, load, published_retrieval_index, refresh_retrieval_index
+from engram_lab.index.row_vectors import RowVectors
 from engram_lab.retrieve.behind import ChangedNotes, behind_line, changed_notes, choose_index, merge_keyword_hits
 from engram_lab.retrieve.confidence import MatchSignals, confidence, leg_agreement, match_signals
 from engram_lab.retrieve.change_pairs import complete_change_pair
 from engram_lab.retrieve.context import assemble
-from engram_lab.retrieve.dense_candidates import facts_in_best_sections, leg_cosines
 from engram_lab.retrieve.fact_filter import LLMFactFilter
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.hipporag2 import AnchorGraph, anchor_graph, hipporag2_rank
@@ -262,7 +262,9 @@ class Searcher:
         lexical = {}
         if settings.lexical > 0:
             lexical = match_names(data, query, fuzzy=settings.lexical_fuzzy)
-        entity_cos, fact_cos = self._seed_cosines(data, settings, q, section_cos) if mode not in ("dense", "rrf") else (None, None)
+        graph_legs = mode not in ("dense", "rrf")
+        entity_cos = _cosines(data.entity_vectors, q) if graph_legs and settings.entity_dense > 0 else None
+        fact_cos = _cosines(data.fact_vectors, q) if graph_legs and settings.fact_dense > 0 else None
         if mode == "dense":
             ranking = _dense_only(data, section_cos)
         elif mode == "rrf":
@@ -273,20 +275,6 @@ class Searcher:
                            entity_cos=entity_cos, fact_cos=fact_cos, fact_selector=self._fact_selector(data, query, notes))
         ranking.seeds.bm25_sections = bm25  # every mode's, for the confidence's leg agreement
         return ranking
-
-    def _seed_cosines(self, data: RetrievalData, settings: RetrievalSettings, q: np.ndarray | None,
-                      section_cos: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The query's cosines with entity labels and facts, each only for a leg that is weighed (``full`` weighs
-        labels at 0) and, past ``vector_graph.SEARCH_FROM`` rows, only for the rows near the query."""
-        entity_cos = fact_cos = None
-        if q is not None and settings.entity_dense > 0 and len(data.entity_vectors):
-            entity_cos = leg_cosines(data.entity_vectors, data.entity_graph, q, settings.top_entities)
-        if q is not None and settings.fact_dense > 0 and len(data.fact_vectors):
-            graph = data.fact_graph
-            kept = max(settings.top_facts, settings.fact_filter_candidates if self.fact_filter is not None else 0)
-            also = facts_in_best_sections(data.fact_sections, section_cos) if graph is not None else None
-            fact_cos = leg_cosines(data.fact_vectors, graph, q, kept, also)
-        return entity_cos, fact_cos
 
     def _bm25_sections(self, data: RetrievalData, query: str, sections_generation: int) -> np.ndarray:
         """BM25's scores per section row of ``data`` (zero beyond its best ``BM25_HITS``)."""
@@ -340,6 +328,12 @@ def _seed_entities(data: RetrievalData, ranking: Ranking) -> set[int]:
     for fact in ranking.seeds.facts:
         found |= {int(subjects[fact]), int(objects[fact])}
     return found
+
+
+def _cosines(vectors: RowVectors, q: np.ndarray | None) -> np.ndarray | None:
+    """The query's cosine with every row, computed only for a leg that is weighed: at 100,000 notes each product
+    reads ~0.9 GB of vectors, and ``full`` weighs the entity labels at 0 by default."""
+    return vectors @ q if q is not None and vectors.size else None
 
 
 def _dense_only(data: RetrievalData, section_cos: np.ndarray) -> Ranking:

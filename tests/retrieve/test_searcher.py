@@ -262,32 +262,3 @@ def test_a_dense_leg_weighed_zero_reads_no_vectors(searcher, monkeypatch):
     products.clear()
     searcher.search(question, k=3, mode="dense")
     assert products == [sections]
-
-
-def test_past_search_from_the_fact_leg_asks_the_kept_graph_and_an_edit_carries_it(vault, write, monkeypatch):
-    from engram_lab.index import neighbour_lists, vector_graph
-    from engram_lab.index.recent import forget
-    from engram_lab.index.retrieval_index import refresh_retrieval_index
-
-    monkeypatch.setattr(neighbour_lists, "APPROXIMATE_FROM", 1)  # every kind's lists from an HNSW graph, kept
-    for name, text in NOTES.items():
-        write(name, text)
-    index_vault(vault, progress=False)
-    cold = refresh_retrieval_index(vault, BagOfWordsEmbedder())
-    question = "Where was the director of Blue Harbour born?"
-    exact = Searcher(vault, embedder_factory=BagOfWordsEmbedder).search(question, k=4)
-    monkeypatch.setattr(vector_graph, "SEARCH_FROM", 1)
-    forget()  # the index as a new process reads it (the one built in memory decided on the old threshold)
-    searcher = Searcher(vault, embedder_factory=BagOfWordsEmbedder)
-    asked = searcher.search(question, k=4)
-    assert searcher._data.fact_graph is not None and searcher._data.entity_graph is not None
-    assert [r.path for r in asked.results] == [r.path for r in exact.results]
-    assert asked.ranking.seeds.facts.keys() == exact.ranking.seeds.facts.keys()
-    write("person.md", "# Ana Ruiz\n\nAna Ruiz was born in Lisbon.\n")  # a fact appended after the graph was built
-    index_vault(vault, progress=False)
-    patched = refresh_retrieval_index(vault, BagOfWordsEmbedder())
-    assert (patched / "fact_vectors.hnsw").stat().st_ino == (cold / "fact_vectors.hnsw").stat().st_ino  # linked
-    after = searcher.search(question, k=4)
-    data = searcher._data
-    assert data.folder == patched and data.fact_graph is not None
-    assert any("Lisbon" in data.facts["text"][f] for f in after.ranking.seeds.facts)
