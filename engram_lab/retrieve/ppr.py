@@ -1,9 +1,15 @@
-"""Personalized PageRank by power iteration on a scipy.sparse graph.
+"""Personalized PageRank on a scipy.sparse graph.
 
 ``scores = (1 - damping) * reset + damping * (P^T scores)`` with P the row-normalised
 weighted adjacency. Mass on nodes without out-edges returns through the reset
 vector, as in networkx, so the result sums to one. Differentially tested
 against ``networkx.pagerank(personalization=...)``.
+
+A graph whose edges go both ways (the search's) is walked by Chebyshev semi-iteration: ``P^T = A D^-1`` is then
+similar to the symmetric ``D^-1/2 A D^-1/2``, so ``damping * P^T`` has real eigenvalues in
+``[-damping, damping]``, and the Chebyshev recurrence shrinks the error by ~0.27 per step at damping 0.5 where
+plain power iteration shrinks it by 0.5: to a change of 1e-4, 7 products instead of 13 (each one pass over
+ten million entries at 100,000 notes). Other graphs are walked by power iteration.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ class WalkGraph:
     transition_t: sp.csr_matrix
     dangling: np.ndarray  # indices of nodes without out-edges
     splits: bool = False  # a large float32 graph: steps may run in row blocks on all cores
+    symmetric: bool = False  # made from an adjacency equal to its transpose: real spectrum, Chebyshev walks
 
     def step(self, scores: np.ndarray, parallel: bool = True) -> np.ndarray:
         """``transition_t @ scores``, on all cores when the graph is large and ``parallel``."""
@@ -57,7 +64,7 @@ class WalkGraph:
 
     def single_precision(self) -> WalkGraph:
         """The same graph in float32: a quarter less memory traffic per step, for walks stopped early (1e-3, 1e-4)."""
-        return WalkGraph(self.transition_t.astype(np.float32), self.dangling, splits=True)
+        return WalkGraph(self.transition_t.astype(np.float32), self.dangling, splits=True, symmetric=self.symmetric)
 
 
 def transition_matrix(adjacency: sp.spmatrix, symmetric: bool = False) -> WalkGraph:
@@ -74,7 +81,7 @@ def transition_matrix(adjacency: sp.spmatrix, symmetric: bool = False) -> WalkGr
                                      shape=adjacency.shape)
     else:
         transition_t = sp.csr_matrix(sp.diags(inverse) @ adjacency).T.tocsr()
-    return WalkGraph(transition_t, np.flatnonzero(out_weight == 0))
+    return WalkGraph(transition_t, np.flatnonzero(out_weight == 0), symmetric=symmetric)
 
 
 def _row_blocks(matrix: sp.csr_matrix) -> tuple[sp.csr_matrix, ...]:
@@ -107,6 +114,13 @@ def personalized_pagerank(
         return np.zeros(graph.size)
     dtype = graph.transition_t.dtype
     reset = (reset / total).astype(dtype, copy=False)
+    walk = _chebyshev if graph.symmetric else _power_iteration
+    return walk(graph, reset, damping, tol, max_iter, parallel).astype(np.float64, copy=False)
+
+
+def _power_iteration(graph: WalkGraph, reset: np.ndarray, damping: float, tol: float, max_iter: int,
+                     parallel: bool) -> np.ndarray:
+    """Steps until the L1 change is below ``tol`` (then at most ``damping / (1 - damping)`` times it is left)."""
     restart = (1.0 - damping) * reset
     scores = reset.copy()
     for _ in range(max_iter):
@@ -118,4 +132,33 @@ def personalized_pagerank(
         scores = new
         if change < tol:
             break
-    return scores.astype(np.float64, copy=False)
+    return scores
+
+
+def _chebyshev(graph: WalkGraph, reset: np.ndarray, damping: float, tol: float, max_iter: int,
+               parallel: bool) -> np.ndarray:
+    """Chebyshev semi-iteration (Golub and Varga) for ``y = damping * P^T y + (1 - damping) * reset``.
+
+    Without the dead ends' restart the system is linear with a spectrum in ``[-damping, damping]``; its solution,
+    normalised to sum one, is the walk's scores (dead ends restarting through ``reset`` only rescale it). Stops as
+    power iteration does, when one step changes the scores by less than ``tol`` in L1, and returns that step's
+    scores, so what is left is bounded as there."""
+    restart = (1.0 - damping) * reset
+    squared = damping * damping
+    previous, current = reset, reset.copy()
+    weight = 1.0
+    stepped = current
+    for step in range(max_iter):
+        stepped = graph.step(current, parallel)
+        stepped *= damping
+        stepped += restart
+        if float(np.abs(stepped - current).sum()) < tol * float(np.abs(stepped).sum()):
+            break
+        weight = 1.0 if step == 0 else 1.0 / (1.0 - squared / 2.0) if step == 1 else 1.0 / (1.0 - squared * weight / 4.0)
+        # x_{k+1} = w (F(x_k) - x_{k-1}) + x_{k-1}; w = 1 on the first step is F(x_0)
+        following = stepped - previous
+        following *= weight
+        following += previous
+        previous, current = current, following
+    np.maximum(stepped, 0, out=stepped)  # an overshoot of the recurrence can leave a few entries below zero
+    return stepped / stepped.sum()
