@@ -47,3 +47,42 @@ def test_the_current_folder_is_never_removed_however_old(tmp_path):
     os.utime(folder, (old, old))
     assert publish.remove_expired(tmp_path, "keyword", keep=set()) == []
     assert current_index_dir(tmp_path, "keyword") == folder
+
+
+def _aged(folder: Path, seconds: float) -> None:
+    then = time.time() - seconds
+    os.utime(folder, (then, then))
+
+
+def test_finished_folders_past_the_newest_retired_go_after_the_short_grace(tmp_path):
+    """Twenty edits in ten minutes kept twenty retired retrieval folders (9 GB at 100,000 notes)."""
+    folders = [publish_index(tmp_path, "retrieval", _write(str(i))) for i in range(5)]
+    for age, folder in zip((400, 300, 200, 100), folders[:4]):  # retired 400, 300, 200 and 100 seconds ago
+        _aged(folder, age)
+    in_progress = tmp_path / "retrieval-0000building"  # a concurrent build, no marker: only the long grace applies
+    in_progress.mkdir()
+    _aged(in_progress, 500)
+    removed = publish.remove_expired(tmp_path, "retrieval", keep=set())
+    assert sorted(removed) == sorted(f.name for f in folders[:2])  # past the short grace and not among the newest two
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {f.name for f in folders[2:]} <= names and in_progress.name in names
+
+
+def test_a_recently_retired_folder_stays_whatever_comes_after(tmp_path):
+    folders = [publish_index(tmp_path, "retrieval", _write(str(i))) for i in range(6)]
+    for folder in folders[:5]:
+        _aged(folder, publish.SHORT_GRACE_SECONDS - 30)  # a reader may still be loading any of them
+    assert publish.remove_expired(tmp_path, "retrieval", keep=set()) == []
+    assert all((folder / publish.COMPLETE).exists() for folder in folders)
+
+
+def test_a_failed_write_leaves_no_folder_and_no_marker(tmp_path):
+    def broken(folder: Path) -> None:
+        (folder / "half.json").write_text("{")
+        raise OSError("disk full")
+
+    try:
+        publish_index(tmp_path, "retrieval", broken)
+    except OSError:
+        pass
+    assert list(tmp_path.glob("retrieval-*")) == [] and current_index_dir(tmp_path, "retrieval") is None
