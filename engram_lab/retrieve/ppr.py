@@ -7,9 +7,12 @@ against ``networkx.pagerank(personalization=...)``.
 
 A graph whose edges go both ways (the search's) is walked by Chebyshev semi-iteration: ``P^T = A D^-1`` is then
 similar to the symmetric ``D^-1/2 A D^-1/2``, so ``damping * P^T`` has real eigenvalues in
-``[-damping, damping]``, and the Chebyshev recurrence shrinks the error by ~0.27 per step at damping 0.5 where
-plain power iteration shrinks it by 0.5: to a change of 1e-4, 7 products instead of 13 (each one pass over
-ten million entries at 100,000 notes). Other graphs are walked by power iteration.
+``[-damping, damping]``, and the Chebyshev recurrence shrinks the error by ~0.27 per step at damping 0.5 whatever
+the eigenvalues, where power iteration shrinks it by ``damping`` times the largest the error holds. Vault graphs
+hold eigenvalues near 1 and -1 (notes and their entities form a near-bipartite graph): to a change of 1e-4, 9
+products instead of 12 on rust-rfcs, MuSiQue and the 100,000-note benchmark (each one pass over ten million
+entries there). A random expander graph, whose eigenvalues sit near 0, is the case power iteration wins (9
+products against 11, ``benchmarks/ppr_bench.py``). Other graphs are walked by power iteration.
 """
 
 from __future__ import annotations
