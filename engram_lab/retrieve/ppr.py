@@ -143,11 +143,11 @@ def _chebyshev(graph: WalkGraph, reset: np.ndarray, damping: float, tol: float, 
     """Chebyshev semi-iteration (Golub and Varga) for ``y = damping * P^T y + (1 - damping) * reset``.
 
     Without the dead ends' restart the system is linear with a spectrum in ``[-damping, damping]``; its solution,
-    normalised to sum one, is the walk's scores (dead ends restarting through ``reset`` only rescale it). Stops as
-    power iteration does, when one step changes the scores by less than ``tol`` in L1, and returns that step's
-    scores, so what is left is bounded as there."""
+    normalised to sum one, is the walk's scores (dead ends restarting through ``reset`` only rescale it). Stops when
+    one step changes the scores by less than ``tol`` times their total (1, less the restart share of any seed
+    without edges) in L1, and returns that step's scores, so what is left is at most
+    ``damping / (1 - damping)`` times the change, as for power iteration."""
     restart = (1.0 - damping) * reset
-    squared = damping * damping
     previous, current = reset, reset.copy()
     weight = 1.0
     stepped = current
@@ -157,11 +157,21 @@ def _chebyshev(graph: WalkGraph, reset: np.ndarray, damping: float, tol: float, 
         stepped += restart
         if float(np.abs(stepped - current).sum()) < tol * float(np.abs(stepped).sum()):
             break
-        weight = 1.0 if step == 0 else 1.0 / (1.0 - squared / 2.0) if step == 1 else 1.0 / (1.0 - squared * weight / 4.0)
-        # x_{k+1} = w (F(x_k) - x_{k-1}) + x_{k-1}; w = 1 on the first step is F(x_0)
-        following = stepped - previous
+        weight = _chebyshev_weight(step, damping, weight)
+        following = stepped - previous  # x_{k+1} = w (F(x_k) - x_{k-1}) + x_{k-1}
         following *= weight
         following += previous
         previous, current = current, following
-    np.maximum(stepped, 0, out=stepped)  # an overshoot of the recurrence can leave a few entries below zero
+    np.maximum(stepped, 0, out=stepped)  # an overshoot of the recurrence could leave an entry below zero
     return stepped / stepped.sum()
+
+
+def _chebyshev_weight(step: int, bound: float, last: float) -> float:
+    """The recurrence's weight for step ``step`` (0-based) on a spectrum within ``[-bound, bound]``: 1 first (a plain
+    step), then ``1 / (1 - bound^2 / 2)``, then ``1 / (1 - bound^2 * last / 4)``; it tends to
+    ``2 / (1 + sqrt(1 - bound^2))``."""
+    if step == 0:
+        return 1.0
+    if step == 1:
+        return 1.0 / (1.0 - bound * bound / 2.0)
+    return 1.0 / (1.0 - bound * bound * last / 4.0)

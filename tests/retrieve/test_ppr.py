@@ -66,7 +66,7 @@ def test_a_large_single_precision_graph_steps_in_parallel_blocks_with_the_same_r
 
 
 def test_full_search_stops_within_its_tolerance_of_the_converged_scores():
-    """At damping 0.5 each step at least halves the change, so what is left after the stop is at most the last change."""
+    """What is left after the stop is at most damping / (1 - damping) times the last change: the change itself at 0.5."""
     from engram_lab.retrieve.settings import settings_for
 
     tol = settings_for("full").ppr_tolerance
@@ -141,3 +141,55 @@ def test_the_symmetric_shortcut_gives_the_same_transition_matrix(seed):
     general, shortcut = transition_matrix(adjacency), transition_matrix(adjacency, symmetric=True)
     np.testing.assert_allclose(shortcut.transition_t.toarray(), general.transition_t.toarray(), rtol=1e-12)
     assert shortcut.dangling.tolist() == general.dangling.tolist() and shortcut.dangling.size
+
+
+class _Counted(WalkGraph):
+    """Counts the matrix products a walk takes."""
+
+    products = 0
+
+    def step(self, scores, parallel=True):
+        type(self).products += 1
+        return super().step(scores, parallel)
+
+
+def _reference_chebyshev(transition_t: np.ndarray, reset: np.ndarray, damping: float, tol: float,
+                         max_iter: int) -> tuple[np.ndarray, int]:
+    """Golub and Varga's semi-iteration written out on a dense matrix, with the stop the module documents: the
+    scores and the products taken."""
+    reset = reset / reset.sum()
+    restart = (1 - damping) * reset
+    previous, current, stepped = reset, reset, reset
+    weights = [1.0, 1.0 / (1 - damping**2 / 2)]
+    for k in range(max_iter):
+        stepped = damping * transition_t @ current + restart
+        if np.abs(stepped - current).sum() < tol * np.abs(stepped).sum():
+            return np.maximum(stepped, 0) / np.maximum(stepped, 0).sum(), k + 1
+        if k >= 2:
+            weights.append(1.0 / (1 - damping**2 * weights[-1] / 4))
+        previous, current = current, weights[k] * (stepped - previous) + previous
+    return np.maximum(stepped, 0) / np.maximum(stepped, 0).sum(), max_iter
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_chebyshev_takes_the_reference_recurrences_steps_and_stops_where_it_does(seed):
+    """Every partial walk (1-8 products) equals the written-out recurrence's, and with a tolerance both stop after
+    the same number of products: a wrong weight, scores returned before the last step or a looser stop all differ."""
+    graph, reset = _two_way_graph(seed, bipartite=bool(seed % 3 == 0))
+    if seed % 2:
+        reset[-1] = 4 * reset.sum()  # most of the restart on a seed without edges: the stop is relative to the total
+    adjacency = nx.to_scipy_sparse_array(graph, nodelist=range(graph.number_of_nodes()), weight="weight")
+    walk = transition_matrix(adjacency, symmetric=True)
+    dense = walk.transition_t.toarray()
+    for damping in (0.5, 0.85):
+        for steps in range(1, 9):
+            expected, _ = _reference_chebyshev(dense, reset, damping, 0.0, steps)
+            np.testing.assert_allclose(personalized_pagerank(walk, reset, damping, tol=0.0, max_iter=steps), expected,
+                                       rtol=0, atol=1e-12)
+        for tol in (1e-3, 1e-4, 1e-6):
+            counted = _Counted(walk.transition_t, walk.dangling, symmetric=True)
+            _Counted.products = 0
+            got = personalized_pagerank(counted, reset, damping, tol=tol)
+            expected, products = _reference_chebyshev(dense, reset, damping, tol, 200)
+            assert _Counted.products == products
+            np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
