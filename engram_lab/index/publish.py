@@ -111,14 +111,9 @@ def _expired(base: Path, name: str, keep: set[str], now: float) -> list[Path]:
         except FileNotFoundError:
             continue  # a concurrent publisher removed it
     aged.sort(key=lambda item: item[1])  # most recently touched first
-    retired = 0
-    due = []
-    for folder, age, complete in aged:
-        recent = complete and retired < KEEP_RETIRED
-        retired += complete
-        if age >= GRACE_SECONDS or (complete and not recent and age >= SHORT_GRACE_SECONDS):
-            due.append(folder)
-    return due
+    newest = [folder for folder, _, complete in aged if complete][:KEEP_RETIRED]  # retired last: the long grace
+    return [folder for folder, age, complete in aged
+            if age >= GRACE_SECONDS or (complete and folder not in newest and age >= SHORT_GRACE_SECONDS)]
 
 
 def _touch(folder: Path) -> None:

@@ -10,6 +10,11 @@ from engram_lab.index import publish
 from engram_lab.index.publish import GRACE_SECONDS, current_index_dir, publish_index
 
 
+def _aged(folder: Path, seconds: float) -> None:
+    then = time.time() - seconds
+    os.utime(folder, (then, then))
+
+
 def _write(text: str):
     def write(folder: Path) -> None:
         (folder / "keys.json").write_text(text)
@@ -28,11 +33,10 @@ def test_a_reader_keeps_the_folder_it_resolved_across_later_publishes(tmp_path):
 def test_superseded_folders_go_once_their_grace_period_is_over(tmp_path):
     first = publish_index(tmp_path, "keyword", _write("one"))
     second = publish_index(tmp_path, "keyword", _write("two"))
-    old = time.time() - GRACE_SECONDS - 1
-    os.utime(first, (old, old))
+    _aged(first, GRACE_SECONDS + 1)
     crashed_build = tmp_path / "keyword-deadbeef0000"  # a run killed mid-build, long ago
     crashed_build.mkdir()
-    os.utime(crashed_build, (old, old))
+    _aged(crashed_build, GRACE_SECONDS + 1)
     (tmp_path / ".trash-keyword-x-1").mkdir()  # a removal killed halfway
     third = publish_index(tmp_path, "keyword", _write("three"))
     names = {p.name for p in tmp_path.iterdir()}
@@ -43,15 +47,10 @@ def test_superseded_folders_go_once_their_grace_period_is_over(tmp_path):
 
 def test_the_current_folder_is_never_removed_however_old(tmp_path):
     folder = publish_index(tmp_path, "keyword", _write("one"))
-    old = time.time() - GRACE_SECONDS - 1
-    os.utime(folder, (old, old))
+    _aged(folder, GRACE_SECONDS + 1)
     assert publish.remove_expired(tmp_path, "keyword", keep=set()) == []
     assert current_index_dir(tmp_path, "keyword") == folder
 
-
-def _aged(folder: Path, seconds: float) -> None:
-    then = time.time() - seconds
-    os.utime(folder, (then, then))
 
 
 def test_finished_folders_past_the_newest_retired_go_after_the_short_grace(tmp_path):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from benchmarks.ppr_bench import CountedWalk
 from engram_lab.retrieve.ppr import WalkGraph, personalized_pagerank, transition_matrix
 
 
@@ -143,16 +144,6 @@ def test_the_symmetric_shortcut_gives_the_same_transition_matrix(seed):
     assert shortcut.dangling.tolist() == general.dangling.tolist() and shortcut.dangling.size
 
 
-class _Counted(WalkGraph):
-    """Counts the matrix products a walk takes."""
-
-    products = 0
-
-    def step(self, scores, parallel=True):
-        type(self).products += 1
-        return super().step(scores, parallel)
-
-
 def _reference_chebyshev(transition_t: np.ndarray, reset: np.ndarray, damping: float, tol: float,
                          max_iter: int) -> tuple[np.ndarray, int]:
     """Golub and Varga's semi-iteration written out on a dense matrix, with the stop the module documents: the
@@ -187,9 +178,9 @@ def test_chebyshev_takes_the_reference_recurrences_steps_and_stops_where_it_does
             np.testing.assert_allclose(personalized_pagerank(walk, reset, damping, tol=0.0, max_iter=steps), expected,
                                        rtol=0, atol=1e-12)
         for tol in (1e-3, 1e-4, 1e-6):
-            counted = _Counted(walk.transition_t, walk.dangling, symmetric=True)
-            _Counted.products = 0
+            counted = CountedWalk(walk.transition_t, walk.dangling, symmetric=True)
+            CountedWalk.products = 0
             got = personalized_pagerank(counted, reset, damping, tol=tol)
             expected, products = _reference_chebyshev(dense, reset, damping, tol, 200)
-            assert _Counted.products == products
+            assert CountedWalk.products == products
             np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
