@@ -66,6 +66,13 @@ class TermCounts:
             return 0
         return int(self.counts.indptr[column + 1] - self.counts.indptr[column])
 
+    def rows_of(self, term: str) -> np.ndarray:
+        """The rows holding ``term``, ascending."""
+        column = self.vocab.get(term)
+        if column is None:
+            return np.zeros(0, dtype=np.int64)
+        return np.sort(self.counts.indices[self.counts.indptr[column]: self.counts.indptr[column + 1]]).astype(np.int64)
+
     def _length_norm(self) -> np.ndarray:
         if self._norm is None:
             lengths = np.asarray(self.counts.sum(axis=1), dtype=np.float64).ravel()

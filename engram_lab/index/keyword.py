@@ -120,6 +120,13 @@ class KeywordIndex:
         """Whether some chunk holds this (already tokenised) term."""
         return self._counts.frequency(term) > 0
 
+    def rows_holding(self, terms: list[str]) -> np.ndarray:
+        """The chunk rows holding every one of these (already tokenised) terms, ascending (all rows for none)."""
+        rows = np.arange(len(self.keys))
+        for term in dict.fromkeys(terms):
+            rows = np.intersect1d(rows, self._counts.rows_of(term), assume_unique=True)
+        return rows
+
     def scores(self, query: str) -> np.ndarray:
         """Every chunk's BM25 score for ``query`` (row i is ``keys[i]``)."""
         tokens = tokenize([query]) if query.strip() else [[]]

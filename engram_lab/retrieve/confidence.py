@@ -4,7 +4,8 @@ A ranking always has a first place, so scores alone cannot say "nothing here":
 BM25 scores grow with query length and cosines sit in a model-specific band.
 What does tell: a specific name the query asks about (`Vec::extract_if`,
 wasm32-wasip2, a capitalised name inside the sentence, a quoted phrase) that no
-note contains; whether the query's words exist in the vault at all, and whether
+note contains, or a version of a named thing that no note names ("Windows 7" in
+notes that know Windows 8 and 10); whether the query's words exist in the vault at all, and whether
 the best passage holds them (IDF-weighted, so "how" and "the" count for little);
 and, when the model is loaded, how close the best passage is in meaning and how far the two passage legs agree
 (a query the notes answer tends to bring the same notes up by its words and by its meaning; one they do not
@@ -18,11 +19,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from engram_lab.index.keyword import KeywordIndex, tokenize
+from engram_lab.index.keyword import ChunkKey, KeywordIndex, tokenize
 from engram_lab.retrieve.scoring import top_positive
 
 # Logistic coefficients (BENCHMARKS.md, "No good match"): intercept, vault coverage, best-passage coverage, cosine,
@@ -30,6 +32,14 @@ from engram_lab.retrieve.scoring import top_positive
 _BIAS, _VAULT, _PASSAGE, _COSINE, _AGREEMENT, _MISSING = -4.0, 4.0, 2.0, 1.0, 2.0, -6.0
 # Names a query asks about: `code`, "quoted", a capitalised run after a lower-case word, identifiers (a_b, A::b, wasip2).
 _NAMED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|(?<=[a-z,;] )([A-Z][\w-]*(?: [A-Z][\w-]*)*)|(?<![\w:-])([A-Za-z][\w:-]*?(?:_|::|\d)[\w:-]*\w)")
+# A name with a version or edition number after a lower-case word ("ending Windows 7 support", "built with LLVM 17"):
+# the vault may name the thing often and never that version.
+_VERSIONED = re.compile(r"(?<=[a-z,;] )([A-Z][\w+#-]*) v?(\d+(?:\.\d+)*)\b")
+_MONTHS = frozenset("january february march april may june july august september october november december "
+                    "jan feb mar apr jun jul aug sep sept oct nov dec".split())  # "March 2019" is a date, not a version
+VERSION_NEARBY = 40  # characters a passage may put between a name and its number ("RFC PR: rust-lang/rfcs#2094")
+VERSION_CANDIDATES = 256  # chunks read when looking for a versioned name; a name in more is taken as held
+ChunkTexts = Callable[[list[ChunkKey]], list[str]]  # the text of each chunk key (read from the ledger)
 _COSINE_WITHOUT_MODEL = 0.5  # stands in for the cosine where no model is loaded (keyword, auto)
 _AGREEMENT_WITHOUT_MODEL = 0.5  # and for the leg agreement, so a keyword confidence is what it was before agreement
 AGREEMENT_TOP = 10  # the legs' best notes compared
@@ -63,6 +73,26 @@ def missing_names(index: KeywordIndex, query: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def missing_versions(index: KeywordIndex, query: str, texts: ChunkTexts) -> tuple[str, ...]:
+    """The versioned names in ``query`` ("Windows 7") that no passage holds: no chunk names the thing with that
+    number within ``VERSION_NEARBY`` characters after it. Only the chunks holding the name's terms (and the number,
+    when it is an index term) are read; a name in more than ``VERSION_CANDIDATES`` of them counts as held."""
+    out = []
+    for match in _VERSIONED.finditer(query):
+        name, number = match.groups()
+        terms = tokenize([f"{name} {number}"])[0]
+        if not terms or name.lower() in _MONTHS:
+            continue
+        rows = index.rows_holding(terms)
+        if rows.size > VERSION_CANDIDATES:
+            continue
+        nearby = re.compile(rf"(?<!\w){re.escape(name)}(?!\w).{{0,{VERSION_NEARBY}}}?(?<![\d.]){re.escape(number)}(?!\d)",
+                            re.IGNORECASE)
+        if not any(nearby.search(text) for text in texts([index.keys[int(r)] for r in rows])):
+            out.append(f"{name} {number}")
+    return tuple(out)
+
+
 def best_notes(section_docs: np.ndarray, section_scores: np.ndarray, k: int) -> list[int]:
     """The ``k`` notes with the best positive section scores, best first (a note counts by its best section). Ranks
     a few times ``k`` sections, not all of them: a query stays cheap at a million sections."""
@@ -83,7 +113,8 @@ def leg_agreement(section_docs: np.ndarray, bm25: np.ndarray, cosines: np.ndarra
 
 
 def match_signals(index: KeywordIndex, query: str, best_passage: str | None, best_cosine: float | None,
-                  agreement: float | None = None) -> MatchSignals:
+                  agreement: float | None = None, texts: ChunkTexts | None = None) -> MatchSignals:
+    """The signals for ``query``; with ``texts``, versioned names the vault lacks count as missing names too."""
     terms = index.query_terms(query)
     total = sum(idf for _, idf in terms)
     if total <= 0:
@@ -91,7 +122,8 @@ def match_signals(index: KeywordIndex, query: str, best_passage: str | None, bes
     known = sum(idf for term, idf in terms if index.holds(term))
     held = set(tokenize([best_passage])[0]) if best_passage else set()
     in_passage = sum(idf for term, idf in terms if term in held)
-    return MatchSignals(known / total, in_passage / total, best_cosine, missing_names(index, query), agreement)
+    missing = missing_names(index, query) + (missing_versions(index, query, texts) if texts is not None else ())
+    return MatchSignals(known / total, in_passage / total, best_cosine, tuple(dict.fromkeys(missing)), agreement)
 
 
 def confidence(signals: MatchSignals) -> float:

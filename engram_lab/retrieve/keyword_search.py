@@ -6,7 +6,7 @@ from pathlib import Path
 
 from engram_lab.errors import EngramError
 from engram_lab.index.derived import refresh_keyword_index
-from engram_lab.index.keyword import KeywordHit, KeywordIndex
+from engram_lab.index.keyword import ChunkKey, KeywordHit, KeywordIndex
 from engram_lab.vault.root import require_vault
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.state.db import open_ledger
@@ -64,5 +64,19 @@ def keyword_results(vault: Path, index: KeywordIndex, query: str, k: int) -> lis
                 )
             )
         return results
+    finally:
+        conn.close()
+
+
+def section_texts(vault: Path, keys: list[ChunkKey]) -> list[str]:
+    """The text of each section these chunks belong to, once per section, read from the ledger (a section the
+    ledger no longer has gives nothing)."""
+    if not keys:
+        return []
+    conn = open_ledger(vault)
+    try:
+        table = DocumentTable(conn)
+        sections = (table.section(doc_id, ordinal) for doc_id, ordinal in dict.fromkeys(key[:2] for key in keys))
+        return [section.text for section in sections if section is not None]
     finally:
         conn.close()

@@ -23,7 +23,7 @@ from engram_lab.collector import fewer_collections
 from engram_lab.errors import EngramError
 from engram_lab.index.derived import ledger_counters, read_generation, refresh_keyword_index
 from engram_lab.index.embeddings import Embedder, EmbeddingCache, default_embedder, lazy_embedder
-from engram_lab.index.keyword import KeywordIndex
+from engram_lab.index.keyword import ChunkKey, KeywordIndex
 from engram_lab.index.progress import MATRICES, StageProgress
 from engram_lab.index.retrieval_index import RetrievalData, load, published_retrieval_index, refresh_retrieval_index
 from engram_lab.index.row_vectors import RowVectors
@@ -34,7 +34,7 @@ from engram_lab.retrieve.context import assemble
 from engram_lab.retrieve.fact_filter import LLMFactFilter
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.hipporag2 import AnchorGraph, anchor_graph, hipporag2_rank
-from engram_lab.retrieve.keyword_search import KeywordSearcher, keyword_results
+from engram_lab.retrieve.keyword_search import KeywordSearcher, keyword_results, section_texts
 from engram_lab.retrieve.lexical import match_names
 from engram_lab.retrieve.overlay import OverlaySnapshot, blocked_synonyms, label_superseded, load_overlay, overlay_edges
 from engram_lab.retrieve.ppr import SINGLE_PRECISION_FLOOR, WalkGraph, transition_matrix
@@ -172,6 +172,9 @@ class Searcher:
             self._keyword, self._keyword_folder = KeywordIndex.load(folder), folder
         return self._keyword
 
+    def _section_texts(self, keys: list[ChunkKey]) -> list[str]:
+        return section_texts(self.vault, keys)
+
     def _current_overlay(self, generation: int | None = None) -> OverlaySnapshot:
         """Judgments and supersessions, reloaded only when the ledger's overlay generation moved."""
         if generation is None:
@@ -217,7 +220,8 @@ class Searcher:
             context = assemble_context(results)
             if mode == "auto":
                 context = f"[{AUTO_HEADER}]\n\n{context}"
-            signals = match_signals(self._keyword_searcher.index, query, results[0].text if results else None, None)
+            signals = match_signals(self._keyword_searcher.index, query, results[0].text if results else None, None,
+                                    texts=self._section_texts)
             return SearchOutcome(query, mode, results, context, seconds=time.perf_counter() - started,
                                  confidence=confidence(signals), signals=signals)
         ranking = self._rank(data, query, mode, chosen, overlay, counters.sections, notes)
@@ -239,7 +243,7 @@ class Searcher:
         measured = cosines is not None and cosines.size > 0
         agreement = leg_agreement(data.sections["doc_index"].to_numpy(), bm25, cosines) if measured and bm25 is not None else None
         signals = match_signals(self._keyword_index(counters.sections), query, results[0].text if results else None,
-                                float(cosines.max()) if measured else None, agreement)
+                                float(cosines.max()) if measured else None, agreement, self._section_texts)
         return SearchOutcome(query, mode, results, context, ranking, time.perf_counter() - started, notes,
                              confidence(signals), signals)
 

@@ -87,6 +87,15 @@ def test_version_numbers_are_one_token():
     assert [h.key[0] for h in index.search("what landed in 1.5", 5)] == ["a"]
 
 
+def test_rows_holding_every_term():
+    index = KeywordIndex.build(["alpha beta", "beta gamma", "alpha beta gamma", "delta"], [(f"d{i}", 0, 0, 0, 1) for i in range(4)])
+    assert index.rows_holding(["beta"]).tolist() == [0, 1, 2]
+    assert index.rows_holding(["alpha", "beta"]).tolist() == [0, 2]
+    assert index.rows_holding(["gamma", "alpha", "gamma"]).tolist() == [2]
+    assert index.rows_holding(["alpha", "zeta"]).tolist() == []
+    assert index.rows_holding([]).tolist() == [0, 1, 2, 3]
+
+
 def test_misaligned_keys_are_a_programming_error():
     with pytest.raises(ValueError):
         KeywordIndex.build(["a"], [])

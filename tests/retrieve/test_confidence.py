@@ -10,7 +10,7 @@ import pytest
 from engram_lab.index.keyword import KeywordIndex
 from engram_lab.indexer import index_vault
 from engram_lab.retrieve.confidence import (NO_GOOD_MATCH, MatchSignals, best_notes, confidence, leg_agreement, match_label,
-                                            match_signals, missing_names)
+                                            match_signals, missing_names, missing_versions)
 from engram_lab.retrieve.searcher import Searcher
 from tests.retrieve.test_searcher import NOTES, BagOfWordsEmbedder
 
@@ -42,6 +42,54 @@ def test_a_named_thing_the_vault_lacks_is_found_however_it_is_written():
     signals = match_signals(index, "What does `Vec::extract_if` do?", "The Vec type and its drain method", 0.6)
     assert signals.missing_names == ("Vec::extract_if",) and confidence(signals) < NO_GOOD_MATCH
     assert confidence(MatchSignals(signals.vault_coverage, signals.passage_coverage, 0.6)) > confidence(signals)
+
+
+VERSIONED = ["Rust supports Windows 10 and later; Windows 8 support ended.", "RFC PR: rust-lang/rfcs#2094",
+             "Built against LLVM 5.0 at the oldest.", "Released in March.", "Dated 2019-03-01.",
+             "Python 3.12 only"]
+
+
+def _texts_of(texts: list[str], keys: list[tuple]):  # type: ignore[no-untyped-def]
+    """A ``ChunkTexts`` over an in-memory corpus that records which keys it was asked for."""
+    asked: list[tuple] = []
+
+    def read(wanted: list[tuple]) -> list[str]:
+        asked.extend(wanted)
+        return [texts[keys.index(key)] for key in wanted]
+
+    return read, asked
+
+
+def test_a_version_of_a_named_thing_the_vault_lacks_is_missing():
+    keys = [(f"v{i}", 0, 0, 0, 1) for i in range(len(VERSIONED))]
+    index = KeywordIndex.build(VERSIONED, keys)
+    read, asked = _texts_of(VERSIONED, keys)
+    assert missing_versions(index, "when did support for Windows 7 end?", read) == ("Windows 7",)
+    assert asked == [keys[0]]  # only the chunks holding the name were read
+    assert missing_versions(index, "the minimum is now Windows 10, isn't it?", read) == ()
+    assert missing_versions(index, "is Windows 1 supported?", read) == ("Windows 1",)  # "10" is not "1"
+    assert missing_versions(index, "what did RFC 2094 propose?", read) == ()  # name and number near each other
+    assert missing_versions(index, "built with LLVM 5 or later", read) == ()  # 5.0 is a release of LLVM 5
+    assert missing_versions(index, "built with LLVM 17 or later", read) == ("LLVM 17",)
+    assert missing_versions(index, "is Python 3.1 enough?", read) == ("Python 3.1",)  # 3.12 is not 3.1
+    assert missing_versions(index, "what shipped in March 2019?", read) == ()  # a date, not a version
+    assert missing_versions(index, "The 2019 roadmap", read) == ()  # a sentence's first word is no name
+    signals = match_signals(index, "which release dropped Windows 7?", VERSIONED[0], 0.7, texts=read)
+    assert signals.missing_names == ("Windows 7",) and confidence(signals) < NO_GOOD_MATCH
+    assert match_signals(index, "which release dropped Windows 7?", VERSIONED[0], 0.7).missing_names == ()  # no texts
+
+
+def test_a_versioned_name_in_too_many_chunks_is_taken_as_held(monkeypatch):
+    import engram_lab.retrieve.confidence as module
+
+    texts = [f"Windows {n} notes" for n in range(8, 14)]
+    keys = [(f"w{i}", 0, 0, 0, 1) for i in range(len(texts))]
+    read, asked = _texts_of(texts, keys)
+    index = KeywordIndex.build(texts, keys)
+    assert missing_versions(index, "about Windows 7 support", read) == ("Windows 7",)
+    monkeypatch.setattr(module, "VERSION_CANDIDATES", 5)
+    asked.clear()
+    assert missing_versions(index, "about Windows 7 support", read) == () and asked == []
 
 
 def test_confidence_rises_with_every_signal():
@@ -102,6 +150,18 @@ def test_made_up_words_are_no_good_match_in_every_mode(searcher, mode):
     assert real.confidence is not None and real.confidence >= NO_GOOD_MATCH > nonsense.confidence
     if mode != "keyword":  # the model's leg and BM25's both ran: how far they agree is part of the signal
         assert real.signals.leg_agreement is not None and real.signals.leg_agreement > nonsense.signals.leg_agreement
+
+
+@pytest.mark.parametrize("mode", ["full", "keyword"])
+def test_a_version_no_note_mentions_is_no_good_match(vault, write, mode):
+    write("windows.md", "# Windows targets\n\nThe tier-1 Windows targets need Windows 10 or later.\n")
+    write("other.md", "# Ana Ruiz\n\nAna Ruiz was born in Porto Velho.\n")
+    index_vault(vault, progress=False)
+    searcher = Searcher(vault, embedder_factory=BagOfWordsEmbedder)
+    asked = searcher.search("Which tier-1 Windows targets need Windows 7 or later?", mode=mode)
+    held = searcher.search("Which tier-1 Windows targets need Windows 10 or later?", mode=mode)
+    assert asked.signals.missing_names == ("Windows 7",) and asked.confidence < NO_GOOD_MATCH
+    assert held.signals.missing_names == () and held.confidence >= NO_GOOD_MATCH
 
 
 def test_the_json_payload_carries_the_confidence(vault, write, capsys):
