@@ -121,9 +121,13 @@ class KeywordIndex:
         return self._counts.frequency(term) > 0
 
     def rows_holding(self, terms: list[str]) -> np.ndarray:
-        """The chunk rows holding every one of these (already tokenised) terms, ascending (all rows for none)."""
-        rows = np.arange(len(self.keys))
-        for term in dict.fromkeys(terms):
+        """The chunk rows holding every one of these (already tokenised) terms, ascending (all rows for none);
+        intersected from the rarest term's rows up."""
+        unique = sorted(dict.fromkeys(terms), key=self._counts.frequency)
+        if not unique:
+            return np.arange(len(self.keys))
+        rows = self._counts.rows_of(unique[0])
+        for term in unique[1:]:
             rows = np.intersect1d(rows, self._counts.rows_of(term), assume_unique=True)
         return rows
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,13 +33,15 @@ _BIAS, _VAULT, _PASSAGE, _COSINE, _AGREEMENT, _MISSING = -4.0, 4.0, 2.0, 1.0, 2.
 # Names a query asks about: `code`, "quoted", a capitalised run after a lower-case word, identifiers (a_b, A::b, wasip2).
 _NAMED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|(?<=[a-z,;] )([A-Z][\w-]*(?: [A-Z][\w-]*)*)|(?<![\w:-])([A-Za-z][\w:-]*?(?:_|::|\d)[\w:-]*\w)")
 # A name with a version or edition number after a lower-case word ("ending Windows 7 support", "built with LLVM 17"):
-# the vault may name the thing often and never that version.
-_VERSIONED = re.compile(r"(?<=[a-z,;] )([A-Z][\w+#-]*) v?(\d+(?:\.\d+)*)\b")
+# the vault may name the thing often and never that version. Not a quantity ("Sarah 2 weeks ago").
+_VERSIONED = re.compile(r"(?<=[a-z,;] )([A-Z][\w+#-]*) v?(\d+(?:\.\d+)*)\b"
+                        r"(?!\s+(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|times|percent)\b)")
 _MONTHS = frozenset("january february march april may june july august september october november december "
                     "jan feb mar apr jun jul aug sep sept oct nov dec".split())  # "March 2019" is a date, not a version
-VERSION_NEARBY = 40  # characters a passage may put between a name and its number ("RFC PR: rust-lang/rfcs#2094")
-VERSION_CANDIDATES = 256  # chunks read when looking for a versioned name; a name in more is taken as held
-ChunkTexts = Callable[[list[ChunkKey]], list[str]]  # the text of each chunk key (read from the ledger)
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")  # "[Windows](https://...) 7" reads as "[Windows] 7"
+VERSION_NEARBY = 64  # characters a passage may put between a name and its number ("RFC PR #: .../rfcs/pull/116")
+VERSION_CANDIDATES = 2048  # chunks read when looking for a versioned name (~30 ms from the ledger); a name in more is held
+ChunkTexts = Callable[[list[ChunkKey]], Iterable[tuple[str, str]]]  # (note path, text) per chunk key, read lazily
 _COSINE_WITHOUT_MODEL = 0.5  # stands in for the cosine where no model is loaded (keyword, auto)
 _AGREEMENT_WITHOUT_MODEL = 0.5  # and for the leg agreement, so a keyword confidence is what it was before agreement
 AGREEMENT_TOP = 10  # the legs' best notes compared
@@ -73,22 +75,52 @@ def missing_names(index: KeywordIndex, query: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+# A line break inside a paragraph (a hard wrap), not one that starts a list item, heading, quote, table row or new paragraph.
+_WRAP = r"\n(?![ \t]*(?:[-*+>#|]|\d+[.)]|\n))"
+
+
+def _version_pattern(name: str, number: str) -> re.Pattern[str]:
+    """The name with this number: after it within ``VERSION_NEARBY`` characters of one paragraph (hard wraps crossed)
+    or glued to it ("C++17", "python3"), or before it ("version 7 of Windows", "2018 edition of Rust"). Numbers
+    compare without leading zeros or trailing ".0" parts ("RFC 0116" is RFC 116, "Python 3.0" is Python 3), a longer
+    version counts as the shorter one (3.8 is a Python 3), and a date's or a range's part is no version (2016-07)."""
+    number = re.sub(r"(?:\.0+)+$", "", number.lstrip("0") or "0")
+    version = rf"(?<![\d.])(?<!\d-)0*{re.escape(number)}(?:\.0+)*(?!\d)"
+    named = rf"(?<!\w){re.escape(name)}"
+    gap = rf"(?:(?:[^\w\n]|{_WRAP})(?:[^\n]|{_WRAP}){{0,{VERSION_NEARBY}}}?)?"
+    return re.compile(rf"{named}{gap}{version}|{version}\s+(?:\w+\s+){{0,2}}?{named}(?!\w)", re.IGNORECASE)
+
+
+def _held_glued(index: KeywordIndex, name: str, number: str) -> bool:
+    """Whether some chunk holds the name and number as one word ("python3", "SSE4"), which the name's own term
+    does not find."""
+    glued = tokenize([name + number])[0]
+    return len(glued) == 1 and index.holds(glued[0])
+
+
+def _numbered(path: str, number: str) -> bool:
+    """Whether the note's file name starts with this number ("RFC 2872" asked of text/2872-access-policy.md, whose
+    text never repeats its own number)."""
+    return re.match(rf"0*{re.escape(number.lstrip('0') or '0')}(?!\d)", path.rsplit("/", 1)[-1]) is not None
+
+
 def missing_versions(index: KeywordIndex, query: str, texts: ChunkTexts) -> tuple[str, ...]:
-    """The versioned names in ``query`` ("Windows 7") that no passage holds: no chunk names the thing with that
-    number within ``VERSION_NEARBY`` characters after it. Only the chunks holding the name's terms (and the number,
-    when it is an index term) are read; a name in more than ``VERSION_CANDIDATES`` of them counts as held."""
+    """The versioned names in ``query`` ("Windows 7") that no passage holds (see ``_version_pattern``), in a chunk or
+    as the number its note's file name starts with. Only the chunks holding the name's terms are read, until one has
+    it; a name in more than ``VERSION_CANDIDATES`` chunks counts as held, since saying "missing" would mean reading
+    them all."""
     out = []
     for match in _VERSIONED.finditer(query):
         name, number = match.groups()
-        terms = tokenize([f"{name} {number}"])[0]
-        if not terms or name.lower() in _MONTHS:
+        terms = tokenize([name])[0]
+        if not terms or name.lower() in _MONTHS or _held_glued(index, name, number):
             continue
         rows = index.rows_holding(terms)
         if rows.size > VERSION_CANDIDATES:
             continue
-        nearby = re.compile(rf"(?<!\w){re.escape(name)}(?!\w).{{0,{VERSION_NEARBY}}}?(?<![\d.]){re.escape(number)}(?!\d)",
-                            re.IGNORECASE)
-        if not any(nearby.search(text) for text in texts([index.keys[int(r)] for r in rows])):
+        pattern = _version_pattern(name, number)
+        if not any(_numbered(path, number) or pattern.search(_LINK_TARGET.sub("]", text))
+                   for path, text in texts([index.keys[int(r)] for r in rows])):
             out.append(f"{name} {number}")
     return tuple(out)
 

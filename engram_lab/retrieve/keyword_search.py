@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from engram_lab.errors import EngramError
@@ -68,15 +69,19 @@ def keyword_results(vault: Path, index: KeywordIndex, query: str, k: int) -> lis
         conn.close()
 
 
-def section_texts(vault: Path, keys: list[ChunkKey]) -> list[str]:
-    """The text of each section these chunks belong to, once per section, read from the ledger (a section the
-    ledger no longer has gives nothing)."""
+def section_texts(vault: Path, keys: list[ChunkKey]) -> Iterator[tuple[str, str]]:
+    """The note path and text of each section these chunks belong to, once per section, read from the ledger as the
+    caller asks for them (a section or note the ledger no longer has gives nothing)."""
     if not keys:
-        return []
+        return
     conn = open_ledger(vault)
     try:
         table = DocumentTable(conn)
-        sections = (table.section(doc_id, ordinal) for doc_id, ordinal in dict.fromkeys(key[:2] for key in keys))
-        return [section.text for section in sections if section is not None]
+        paths: dict[str, str | None] = {}
+        for doc_id, ordinal in dict.fromkeys(key[:2] for key in keys):
+            if doc_id not in paths:
+                paths[doc_id] = row.path if (row := table.by_id(doc_id)) is not None else None
+            if paths[doc_id] is not None and (section := table.section(doc_id, ordinal)) is not None:
+                yield paths[doc_id], section.text
     finally:
         conn.close()

@@ -12,7 +12,7 @@ search build one, with a progress bar and a line saying why.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -172,7 +172,7 @@ class Searcher:
             self._keyword, self._keyword_folder = KeywordIndex.load(folder), folder
         return self._keyword
 
-    def _section_texts(self, keys: list[ChunkKey]) -> list[str]:
+    def _section_texts(self, keys: list[ChunkKey]) -> Iterator[tuple[str, str]]:
         return section_texts(self.vault, keys)
 
     def _current_overlay(self, generation: int | None = None) -> OverlaySnapshot:
