@@ -23,12 +23,18 @@ CONNECTORS = frozenset("of and for the de la le du des der von van y et in on at
 _DEFINITE = re.compile(r"^(the|this|that|these|those|our|my|your|their|its|his|her)\s+\w+$", re.I)
 
 
+_NON_LETTERS = re.compile(r"[\W_]+")
+
+
 @lru_cache(maxsize=1 << 18)  # names repeat across blocks, rules and passes
 def fold(text: str) -> str:
     """Lower case, accents stripped, every run of non-letters a single space."""
-    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(re.sub(r"[\W_]+", " ", plain).split())
+    if text.isascii():  # normalisation leaves ASCII as it is and casefold is lower there: 4 s of 300,000 note titles
+        plain = text.lower()
+    else:
+        decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+        plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(_NON_LETTERS.sub(" ", plain).split())
 
 
 def tokens(text: str) -> list[str]:
