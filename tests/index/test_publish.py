@@ -39,6 +39,7 @@ def test_superseded_folders_go_once_their_grace_period_is_over(tmp_path):
     _aged(crashed_build, GRACE_SECONDS + 1)
     (tmp_path / ".trash-keyword-x-1").mkdir()  # a removal killed halfway
     third = publish_index(tmp_path, "keyword", _write("three"))
+    publish.settle_removals()  # deleted on a thread of their own
     names = {p.name for p in tmp_path.iterdir()}
     assert first.name not in names and crashed_build.name not in names and ".trash-keyword-x-1" not in names
     assert second.name in names and third.name in names  # second was retired just now: still in its grace period
@@ -85,3 +86,26 @@ def test_a_failed_write_leaves_no_folder_and_no_marker(tmp_path):
     except OSError:
         pass
     assert list(tmp_path.glob("retrieval-*")) == [] and current_index_dir(tmp_path, "retrieval") is None
+
+
+def test_retired_folders_are_deleted_off_the_publishing_thread(tmp_path, monkeypatch):
+    """Deleting a retired 100,000-note folder took ~0.1 s of every edit; a thread of its own does it now."""
+    import shutil
+    import threading
+
+    folders = [publish_index(tmp_path, "retrieval", _write(str(i))) for i in range(4)]
+    for folder in folders[:3]:
+        _aged(folder, publish.GRACE_SECONDS + 1)
+    deleted_on, real_rmtree = [], shutil.rmtree
+
+    def rmtree(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        deleted_on.append(threading.current_thread())
+        return real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(publish.shutil, "rmtree", rmtree)
+    removed = publish.remove_expired(tmp_path, "retrieval", keep=set())
+    assert sorted(removed) == sorted(f.name for f in folders[:3])
+    assert not {p.name for p in tmp_path.iterdir()} & set(removed)  # gone from their names at once
+    publish.settle_removals()
+    assert len(deleted_on) == 3 and threading.main_thread() not in deleted_on
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".trash-")]
