@@ -156,7 +156,7 @@ def trigram_pairs(view: EntityView, focus: set[int] | None = None, min_cosine: f
     so a focused pass finds for its entities exactly what the full pass finds for them.
     """
     keys, n = view.name_keys, view.size
-    sizes = keys.counts(_IS_GRAM)  # a name's grams are a set: one row each
+    sizes = keys.gram_counts()  # a name's grams are a set: one row each
     if not sizes.any() or n < 2:  # none for a local reference
         return {}
     rare_limit = min(max(20.0, TRIGRAM_MAX_DF_SHARE * n), TRIGRAM_MAX_DF)

@@ -44,6 +44,12 @@ class NameKeys:
     forms: pl.DataFrame
     keys: pl.DataFrame
     starts: np.ndarray
+    grams: np.ndarray | None = None  # per entity, its trigram rows (``counts`` of kind ``GRAM``), kept along with the
+    # rows: counting them over the 17 million key rows of 580,000 entities took 0.6 s of every edit
+
+    def gram_counts(self) -> np.ndarray:
+        """Per entity, how many of its key rows are trigrams."""
+        return self.grams if self.grams is not None else self.counts(pl.col("kind") == GRAM)
 
     def of_rows(self, rows: Iterable[int]) -> pl.DataFrame:
         """The key rows (row, kind, key) of these entities, in row order: by slices for a few, by one filter for
@@ -139,10 +145,12 @@ _SCHEMA = {"entity_iri": pl.String, "labels": pl.List(pl.String), **{c: pl.Strin
 
 
 class _Exploded(NamedTuple):
-    """A memo table's keys, one row per (kind, key), in row order; row r's are ``keys[starts[r]:starts[r + 1]]``."""
+    """A memo table's keys, one row per (kind, key), in row order; row r's are ``keys[starts[r]:starts[r + 1]]``,
+    ``grams[r]`` of them trigrams."""
 
     keys: pl.DataFrame
     starts: np.ndarray
+    grams: np.ndarray
 
 
 class _Memo(NamedTuple):
@@ -234,13 +242,15 @@ def _explode(table: pl.DataFrame) -> _Exploded:
     lists = table.select(kind="kinds", key="keys")
     keys = lists.explode("kind", "key").drop_nulls("key")  # an empty list explodes to one null row
     counts = lists["key"].list.drop_nulls().list.len().fill_null(0).to_numpy()
-    return _Exploded(keys, np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]))
+    grams = lists["kind"].list.count_matches(GRAM).fill_null(0).to_numpy().astype(np.int64)
+    return _Exploded(keys, np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]), grams)
 
 
 def _extended(exploded: _Exploded, rows: pl.DataFrame) -> _Exploded:
     """``exploded`` with the keys of ``rows`` appended as the table's next rows."""
     more = _explode(rows)
-    return _Exploded(pl.concat([exploded.keys, more.keys], rechunk=False), np.concatenate([exploded.starts, more.starts[1:] + exploded.starts[-1]]))
+    return _Exploded(pl.concat([exploded.keys, more.keys], rechunk=False), np.concatenate([exploded.starts, more.starts[1:] + exploded.starts[-1]]),
+                     np.concatenate([exploded.grams, more.grams]))
 
 
 def _keys_at(exploded: _Exploded, at: np.ndarray) -> _Exploded | None:
@@ -252,7 +262,7 @@ def _keys_at(exploded: _Exploded, at: np.ndarray) -> _Exploded | None:
     pieces = [exploded.keys.slice(int(exploded.starts[at[first]]), int(exploded.starts[at[first] + length] - exploded.starts[at[first]]))
               for first, length in zip(*runs)]
     counts = np.diff(exploded.starts)[at]
-    return _Exploded(_joined(pieces), np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]))
+    return _Exploded(_joined(pieces), np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]), exploded.grams[at])
 
 
 def name_keys(frame: pl.DataFrame, memo: Path | None = None) -> NameKeys:
@@ -277,7 +287,7 @@ def name_keys(frame: pl.DataFrame, memo: Path | None = None) -> NameKeys:
     keys = (_keys_at(exploded, at.to_numpy()) if exploded is not None else None) or _explode(full)
     if memo is not None:
         _remember(memo, full, hashed.with_row_index("at"), keys, fresh_at.len(), first=stored is None and ours.height > 0)
-    return NameKeys(full.select(FORM_COLUMNS), keys.keys, keys.starts)
+    return NameKeys(full.select(FORM_COLUMNS), keys.keys, keys.starts, keys.grams)
 
 
 def _remember(memo: Path, table: pl.DataFrame, lookup: pl.DataFrame, exploded: _Exploded, derived: int, first: bool) -> None:

@@ -145,6 +145,7 @@ def test_keys_kept_in_a_long_lived_process_equal_keys_derived_afresh_over_many_e
         assert _all(kept.name_keys).to_dicts() == _all(fresh.name_keys).to_dicts()
         assert kept.name_keys.starts.tolist() == fresh.name_keys.starts.tolist()
         assert kept.name_keys.forms.to_dicts() == fresh.name_keys.forms.to_dicts()
+        assert kept.name_keys.gram_counts().tolist() == fresh.name_keys.counts(pl.col("kind") == nk.GRAM).tolist()
 
 
 @pytest.mark.parametrize("sliced", [nk.SLICED_ROWS, 0])
@@ -171,6 +172,7 @@ def test_key_rows_know_their_entity_and_counts_follow_the_rows():
     grams = keys.counts(pl.col("kind") == nk.GRAM)
     assert grams.tolist() == [rows.filter((pl.col("row") == e) & (pl.col("kind") == nk.GRAM)).height for e in range(len(grams))]
     assert grams.sum() > 0 and 0 in grams.tolist()  # the local reference has none
+    assert keys.grams is not None and keys.gram_counts().tolist() == grams.tolist()  # kept along, not counted
 
 
 def test_exploding_a_memo_table_counts_empty_and_missing_key_lists_as_none():
@@ -181,6 +183,7 @@ def test_exploding_a_memo_table_counts_empty_and_missing_key_lists_as_none():
     assert exploded.keys.to_dicts() == [{"kind": "exact", "key": "a"}, {"kind": "gram", "key": "ab"}, {"kind": "loose", "key": "b"}]
     keys = nk.NameKeys(pl.DataFrame(), exploded.keys, exploded.starts)
     assert keys.counts(pl.lit(True)).tolist() == [2, 0, 0, 1] and keys.counts(pl.col("kind") == nk.GRAM).tolist() == [1, 0, 0, 0]
+    assert exploded.grams.tolist() == [1, 0, 0, 0] and keys.gram_counts().tolist() == [1, 0, 0, 0]
     assert keys.of_rows([3, 1])["row"].to_list() == [3]
 
 
