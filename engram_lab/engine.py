@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +80,8 @@ class Engine:
             report = index_vault(self.vault, full=full, progress=progress, stages=bar)
             self._build_search_indexes(bar)
             bar.stage(ANALYSIS, 1)
-            self.analysis = self._analyse(report, full)  # after the retrieval index: it reads its synonym pairs
+            with self._preparing(warm):  # the walk's matrices on the other core, while the analysis runs
+                self.analysis = self._analyse(report, full)  # after the retrieval index: it reads its synonym pairs
             warming = warm and not self._analysis_warm
             if warming and self.analysis is None:
                 warm_analysis(self.vault)  # nothing to analyse now: read what the next edit's pass keeps
@@ -91,6 +93,24 @@ class Engine:
                     warm_edges(data)
         report.seconds = time.perf_counter() - started  # the whole run, search indexes included
         return report
+
+    @contextmanager
+    def _preparing(self, warm: bool) -> Iterator[None]:
+        """With ``warm``, load the new index and build the walk's matrices on a thread while the block runs (an edit's
+        analysis: mostly Python, where the matrices are mostly numpy and scipy). They are built for the overlay as it
+        stands before the analysis; when the analysis moves it, the ``prepare`` after the block builds them again. A
+        failure here is left to that ``prepare`` to raise."""
+        if not warm:
+            yield
+            return
+        searcher = self.searcher
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-prepare") as pool:
+            pending = pool.submit(searcher.prepare)
+            try:
+                yield
+            finally:
+                if pending.exception() is not None:
+                    self._searcher = None  # a fresh searcher for the prepare that follows, which raises it again
 
     def _build_search_indexes(self, bar: StageProgress) -> None:
         """BM25 and the retrieval index (embeddings through the cache, so only new texts are encoded, then neighbours)."""

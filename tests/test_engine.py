@@ -51,6 +51,49 @@ def test_a_warm_index_run_also_builds_the_matrices(vault, write):
     assert heard[-1] == p.MATRICES and engine.searcher.loaded_data is not None and engine.searcher._walks
 
 
+def test_the_matrices_are_built_beside_the_analysis_and_the_search_uses_them(vault, write, monkeypatch):
+    import threading
+
+    from engram_lab.retrieve.searcher import Searcher
+
+    engine = _engine(vault, write)
+    engine.index(progress=False)
+    calls: list[tuple[str, bool]] = []  # (thread, whether the analysis had finished)
+    real_prepare, real_analyse = Searcher.prepare, Engine._analyse
+    analysed = threading.Event()
+
+    def prepare(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append((threading.current_thread().name, analysed.is_set()))
+        return real_prepare(self, *args, **kwargs)
+
+    def analyse(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        result = real_analyse(self, *args, **kwargs)
+        analysed.set()
+        return result
+
+    monkeypatch.setattr(Searcher, "prepare", prepare)
+    monkeypatch.setattr(Engine, "_analyse", analyse)
+    write("city.md", "# Porto Velho\n\nPorto Velho lies on the Madeira River. Ana Ruiz was born in Porto Velho.\n")
+    engine.index(progress=False, warm=True)
+    assert calls[0][0].startswith("engram-prepare") and calls[-1] == (threading.main_thread().name, True)
+    walks = dict(engine.searcher._walks)
+    assert any(key[3] == ledger_counters(vault).overlay for key in walks)  # for the overlay the analysis left
+    assert walks and engine.query("Madeira River").results[0].path == "city.md"
+    assert engine.searcher._walks == walks  # the search found the walk built: it built none of its own
+
+
+def test_a_failure_preparing_beside_the_analysis_is_raised_by_the_prepare_after_it(vault, write, monkeypatch):
+    import pytest
+
+    from engram_lab.errors import EngramError
+    from engram_lab.retrieve.searcher import Searcher
+
+    engine = _engine(vault, write)
+    monkeypatch.setattr(Searcher, "prepare", lambda self, *a, **k: (_ for _ in ()).throw(EngramError("broken index")))
+    with pytest.raises(EngramError, match="broken index"):
+        engine.index(progress=False, warm=True)
+
+
 def test_the_first_warm_run_with_nothing_to_analyse_reads_the_analysis_state_once(vault, write, monkeypatch):
     """A long-lived process's start-up pays for what the first edit's focused pass would otherwise read."""
     import engram_lab.engine as engine_module
