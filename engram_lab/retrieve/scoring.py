@@ -81,7 +81,28 @@ def doc_max(section_values: np.ndarray, data: RetrievalData) -> np.ndarray:
 
 def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections: np.ndarray, section_cos: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Fused BM25 and dense passage scores, per document and per section; per document, BM25 keeps at least
-    ``bm25_floor`` of the sum (``floored``)."""
+    ``bm25_floor`` of the sum (``floored``), and ``section_fusion`` of the score goes to the note's best single
+    section by both legs (``both_legs``)."""
+    doc, per_section = _note_by_each_leg(data, settings, bm25_sections, section_cos)
+    share = settings.section_fusion
+    if share <= 0 or settings.bm25 <= 0 or settings.passage_dense <= 0 or section_cos is None or not section_cos.size:
+        return doc, per_section
+    return (1 - share) * _max_scaled(doc) + share * _max_scaled(both_legs(data, settings, bm25_sections, section_cos)), per_section
+
+
+def both_legs(data: RetrievalData, settings: RetrievalSettings, bm25_sections: np.ndarray, section_cos: np.ndarray) -> np.ndarray:
+    """Per note, its best section with BM25 and the dense leg added up in that one section (each scaled to [0, 1]
+    over the sections; the dense leg CSLS-adjusted where ``csls``): what rank fusion over chunks rewards. A note
+    scored by its best BM25 section plus its best dense section, two different sections, outranked the one section
+    that answers by its words and its meaning at once (rust-rfcs rr-L23: 14th in ``full``, 3rd in ``rrf``)."""
+    lexical = bm25_sections / bm25_sections.max() if bm25_sections.any() else np.zeros_like(section_cos)
+    dense = 2 * section_cos - data.section_density if settings.csls else section_cos
+    return doc_max(settings.bm25 * lexical + settings.passage_dense * min_max(dense), data)
+
+
+def _note_by_each_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections: np.ndarray,
+                      section_cos: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per note, its best BM25 section and its best dense section, fused (``floored``); and per section, both."""
     lexical_doc = np.zeros(data.n_passages)
     dense_part = np.zeros(data.n_passages)
     per_section = np.zeros(data.sections.height)

@@ -47,6 +47,12 @@ class RetrievalSettings:
     # moves no figure on rust-rfcs or musique-dev heuristic; imported triples R@5 0.752 -> 0.762. 0.05 cost musique-dev
     # ALL@10 0.70 -> 0.60, 0.005 left the note 3rd-4th (BENCHMARKS.md). Most queries' BM25 share is above it already.
     bm25_floor: float = 0.015
+    # The share of a note's passage score that its best single section earns by both legs at once (scoring.both_legs),
+    # beside its best BM25 section plus its best dense section. rust-rfcs (notes of many sections) `full` R@2 / R@5 /
+    # R@10 / ALL@10 0.787 / 0.934 / 0.983 / 0.978 -> 0.798 / 0.940 / 0.994 / 0.989, graph-off R@5 0.914 -> 0.934;
+    # musique-dev (one section per passage) unchanged with both extractors; 0.3 and 0.7 gave the same R@10 and ALL@10
+    # (BENCHMARKS.md, session 26). The halfway point, not a fitted one.
+    section_fusion: float = 0.5
     top_entities: int = 5
     top_facts: int = 5
     # With an LLM fact filter configured (``[retrieval]`` in engram.toml), it sees this many candidate facts

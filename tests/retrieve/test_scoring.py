@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram_lab.retrieve.scoring import best_first, floored, length_normalised, top_positive
+from engram_lab.retrieve.scoring import best_first, both_legs, floored, length_normalised, passage_leg, top_positive
+from engram_lab.retrieve.settings import RetrievalSettings
 
 
 def reference(values: np.ndarray, k: int) -> list[int]:
@@ -97,3 +98,30 @@ def test_best_first_leaves_a_ranking_alone_when_there_is_nothing_to_lift():
     assert best_first(walked, np.zeros(3)) is walked  # no passage evidence at all
     tied = np.array([0.9, 0.9])  # the passages' note ties for first but a lower index wins ties: lift it
     assert top_positive(best_first(tied, np.array([0.0, 1.0])), 2) == [1, 0]
+
+
+class _Sections:
+    """The two things the passage leg reads of an index: each section's note, and the notes' count."""
+
+    def __init__(self, doc_index: list[int], n_passages: int) -> None:
+        import polars as pl
+
+        self.sections = pl.DataFrame({"doc_index": doc_index})
+        self.n_passages = n_passages
+        self.section_density = np.zeros(len(doc_index))
+
+
+def test_one_section_that_answers_by_both_legs_beats_two_that_answer_by_one_each():
+    """Note 0 has its words in one section and its meaning in another; note 1 has both in one (rust-rfcs rr-L23)."""
+    data = _Sections([0, 0, 1, 2], 3)
+    bm25 = np.array([1.0, 0.0, 0.9, 0.0])
+    cos = np.array([0.1, 0.9, 0.85, 0.0])
+    settings = RetrievalSettings(csls=False)
+    np.testing.assert_allclose(both_legs(data, settings, bm25, cos), [1.0, 0.27 + 0.85 / 0.9, 0.0])
+    apart, _ = passage_leg(data, settings.with_(section_fusion=0.0), bm25, cos)
+    fused, per_section = passage_leg(data, settings, bm25, cos)
+    assert top_positive(apart, 3) == [0, 1] and top_positive(fused, 3) == [1, 0]
+    np.testing.assert_allclose(fused, 0.5 * apart / apart.max() + 0.5 * np.array([1.0, 1.214444, 0.0]) / 1.214444, rtol=1e-5)
+    np.testing.assert_array_equal(per_section, passage_leg(data, settings.with_(section_fusion=0.0), bm25, cos)[1])
+    without_model, _ = passage_leg(data, settings, bm25, None)  # no dense leg: nothing to fuse in one section
+    np.testing.assert_array_equal(without_model, passage_leg(data, settings.with_(section_fusion=0.0), bm25, None)[0])
