@@ -83,26 +83,32 @@ def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections:
     """Fused BM25 and dense passage scores, per document and per section; per document, BM25 keeps at least
     ``bm25_floor`` of the sum (``floored``), and ``section_fusion`` of the score goes to the note's best single
     section by both legs (``both_legs``)."""
-    doc, per_section = _note_by_each_leg(data, settings, bm25_sections, section_cos)
+    lexical_doc, dense_doc, per_section = _note_by_each_leg(data, settings, bm25_sections, section_cos)
+    weights = floor_weights(lexical_doc, dense_doc, settings.bm25_floor)
+    doc = weights[0] * lexical_doc + weights[1] * dense_doc
     share = settings.section_fusion
     if share <= 0 or settings.bm25 <= 0 or settings.passage_dense <= 0 or section_cos is None or not section_cos.size:
         return doc, per_section
-    return (1 - share) * _max_scaled(doc) + share * _max_scaled(both_legs(data, settings, bm25_sections, section_cos)), per_section
+    both = both_legs(data, settings, bm25_sections, section_cos, weights)
+    return (1 - share) * _max_scaled(doc) + share * _max_scaled(both), per_section
 
 
-def both_legs(data: RetrievalData, settings: RetrievalSettings, bm25_sections: np.ndarray, section_cos: np.ndarray) -> np.ndarray:
+def both_legs(data: RetrievalData, settings: RetrievalSettings, bm25_sections: np.ndarray, section_cos: np.ndarray,
+              weights: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """Per note, its best section with BM25 and the dense leg added up in that one section (each scaled to [0, 1]
-    over the sections; the dense leg CSLS-adjusted where ``csls``): what rank fusion over chunks rewards. A note
-    scored by its best BM25 section plus its best dense section, two different sections, outranked the one section
-    that answers by its words and its meaning at once (rust-rfcs rr-L23: 14th in ``full``, 3rd in ``rrf``)."""
+    over the sections, the dense leg CSLS-adjusted where ``csls``, each times its ``weights``: the floor's, as the
+    notes' sums set them in ``passage_leg``): what rank fusion over chunks rewards. A note scored by its best BM25
+    section plus its best dense section, two different sections, outranked the one section that answers by its
+    words and its meaning at once (rust-rfcs rr-L23: 14th in ``full``, 3rd in ``rrf``)."""
     lexical = bm25_sections / bm25_sections.max() if bm25_sections.any() else np.zeros_like(section_cos)
     dense = 2 * section_cos - data.section_density if settings.csls else section_cos
-    return doc_max(settings.bm25 * lexical + settings.passage_dense * min_max(dense), data)
+    return doc_max(weights[0] * settings.bm25 * lexical + weights[1] * settings.passage_dense * min_max(dense), data)
 
 
 def _note_by_each_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections: np.ndarray,
-                      section_cos: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """Per note, its best BM25 section and its best dense section, fused (``floored``); and per section, both."""
+                      section_cos: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per note, its best BM25 section and its best dense section, each weighed (before the floor); and per section,
+    both."""
     lexical_doc = np.zeros(data.n_passages)
     dense_part = np.zeros(data.n_passages)
     per_section = np.zeros(data.sections.height)
@@ -124,18 +130,24 @@ def _note_by_each_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sec
             dense_doc = min_max(doc_max(adjusted - adjusted.min() + 1e-9, data))
         dense_part = settings.passage_dense * dense_doc
         per_section += settings.passage_dense * np.clip(section_cos, 0, None)
-    return floored(lexical_doc, dense_part, settings.bm25_floor), per_section
+    return lexical_doc, dense_part, per_section
 
 
-def floored(lexical: np.ndarray, dense: np.ndarray, floor: float) -> np.ndarray:
-    """``lexical + dense``, re-weighed when the lexical part's share of the sum is below ``floor`` so that it is
-    ``floor`` (the sum unchanged): every passage's dense score counts, so without this the notes holding a query's
-    words weigh less and less in a larger vault."""
+def floor_weights(lexical: np.ndarray, dense: np.ndarray, floor: float) -> tuple[float, float]:
+    """The factors for the lexical and the dense part that give the lexical part ``floor`` of their sum when its
+    share is below it (the sum unchanged), else 1 and 1: every passage's dense score counts, so without this the
+    notes holding a query's words weigh less and less in a larger vault."""
     lex_total, dense_total = float(lexical.sum()), float(dense.sum())
     total = lex_total + dense_total
     if floor <= 0 or lex_total <= 0 or dense_total <= 0 or lex_total >= floor * total:
-        return lexical + dense
-    return total * (floor * lexical / lex_total + (1 - floor) * dense / dense_total)
+        return 1.0, 1.0
+    return total * floor / lex_total, total * (1 - floor) / dense_total
+
+
+def floored(lexical: np.ndarray, dense: np.ndarray, floor: float) -> np.ndarray:
+    """``lexical + dense`` with the ``floor_weights``."""
+    weights = floor_weights(lexical, dense, floor)
+    return weights[0] * lexical + weights[1] * dense
 
 
 def fact_scores(data: RetrievalData, settings: RetrievalSettings, q_fact_cos: np.ndarray, q_section_cos: np.ndarray | None) -> np.ndarray:

@@ -125,3 +125,19 @@ def test_one_section_that_answers_by_both_legs_beats_two_that_answer_by_one_each
     np.testing.assert_array_equal(per_section, passage_leg(data, settings.with_(section_fusion=0.0), bm25, cos)[1])
     without_model, _ = passage_leg(data, settings, bm25, None)  # no dense leg: nothing to fuse in one section
     np.testing.assert_array_equal(without_model, passage_leg(data, settings.with_(section_fusion=0.0), bm25, None)[0])
+
+
+def test_the_floor_weighs_both_halves_of_the_passage_score():
+    """In a large vault the note holding the query's rare words keeps its floor share in the single-section half
+    too: 10,000 one-section notes gave the same top 10 with and without that half (BENCHMARKS.md, session 26)."""
+    n = 2000
+    data = _Sections(list(range(n)), n)
+    bm25 = np.zeros(n)
+    bm25[3] = 7.5  # BM25 finds one note, ranked low by the model
+    cos = np.linspace(0.0, 0.9, n)
+    settings = RetrievalSettings(csls=False)
+    apart, _ = passage_leg(data, settings.with_(section_fusion=0.0), bm25, cos)
+    fused, _ = passage_leg(data, settings, bm25, cos)
+    assert top_positive(apart, 1) == [3] and top_positive(fused, 10) == top_positive(apart, 10)
+    assert top_positive(passage_leg(data, settings.with_(section_fusion=1.0), bm25, cos)[0], 1) == [3]  # that half alone
+    assert top_positive(passage_leg(data, settings.with_(section_fusion=1.0, bm25_floor=0.0), bm25, cos)[0], 1) == [n - 1]
