@@ -84,12 +84,11 @@ def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections:
     ``bm25_floor`` of the sum (``floored``), and ``section_fusion`` of the score goes to the note's best single
     section by both legs (``both_legs``)."""
     lexical_doc, dense_doc, per_section = _note_by_each_leg(data, settings, bm25_sections, section_cos)
-    weights = floor_weights(lexical_doc, dense_doc, settings.bm25_floor)
-    doc = weights[0] * lexical_doc + weights[1] * dense_doc
+    doc = floored(lexical_doc, dense_doc, settings.bm25_floor)
     share = settings.section_fusion
     if share <= 0 or settings.bm25 <= 0 or settings.passage_dense <= 0 or section_cos is None or not section_cos.size:
         return doc, per_section
-    both = both_legs(data, settings, bm25_sections, section_cos, weights)
+    both = both_legs(data, settings, bm25_sections, section_cos, floor_weights(lexical_doc, dense_doc, settings.bm25_floor))
     return (1 - share) * _max_scaled(doc) + share * _max_scaled(both), per_section
 
 
@@ -101,8 +100,13 @@ def both_legs(data: RetrievalData, settings: RetrievalSettings, bm25_sections: n
     section plus its best dense section, two different sections, outranked the one section that answers by its
     words and its meaning at once (rust-rfcs rr-L23: 14th in ``full``, 3rd in ``rrf``)."""
     lexical = bm25_sections / bm25_sections.max() if bm25_sections.any() else np.zeros_like(section_cos)
-    dense = 2 * section_cos - data.section_density if settings.csls else section_cos
+    dense = _dense_scores(data, settings, section_cos)
     return doc_max(weights[0] * settings.bm25 * lexical + weights[1] * settings.passage_dense * min_max(dense), data)
+
+
+def _dense_scores(data: RetrievalData, settings: RetrievalSettings, section_cos: np.ndarray) -> np.ndarray:
+    """The query's cosine with each section, CSLS-adjusted (``2 cos - density``) where ``csls``."""
+    return 2 * section_cos - data.section_density if settings.csls else section_cos
 
 
 def _note_by_each_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections: np.ndarray,
@@ -126,7 +130,7 @@ def _note_by_each_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sec
             if nonzero.any():
                 dense_doc[nonzero] = min_max(dense_doc[nonzero]) * 0.9 + 0.1
         else:  # every passage, scaled to [0, 1]; CSLS adjusts the scores themselves
-            adjusted = 2 * section_cos - data.section_density if settings.csls else section_cos
+            adjusted = _dense_scores(data, settings, section_cos)
             dense_doc = min_max(doc_max(adjusted - adjusted.min() + 1e-9, data))
         dense_part = settings.passage_dense * dense_doc
         per_section += settings.passage_dense * np.clip(section_cos, 0, None)
