@@ -48,14 +48,15 @@ def kept_for_last(func: Callable[[K], R]) -> Callable[[K], R]:
     """``func`` remembered for the last argument it was given, by identity: for values derived from an object a
     process hands out again while its source has not moved (the decisions tuple, the resolution state), so the
     next edit or search reuses what the last one derived. Callers must not change what they get."""
-    last: list[tuple[K, R]] = []
+    last: list[tuple[K, R] | None] = [None]  # the pair is read and replaced whole: two threads never see a torn one
 
     @functools.wraps(func)
     def kept(argument: K) -> R:
-        if last and last[0][0] is argument:
-            return last[0][1]
+        pair = last[0]
+        if pair is not None and pair[0] is argument:
+            return pair[1]
         value = func(argument)
-        last[:] = [(argument, value)]
+        last[0] = (argument, value)
         return value
 
     return kept

@@ -86,7 +86,8 @@ def passage_leg(data: RetrievalData, settings: RetrievalSettings, bm25_sections:
     lexical_doc, dense_doc, per_section = _note_by_each_leg(data, settings, bm25_sections, section_cos)
     doc = floored(lexical_doc, dense_doc, settings.bm25_floor)
     share = settings.section_fusion
-    if share <= 0 or settings.bm25 <= 0 or settings.passage_dense <= 0 or section_cos is None or not section_cos.size:
+    if share <= 0 or settings.bm25 <= 0 or settings.passage_dense <= 0 or section_cos is None or not section_cos.size \
+            or settings.passage_candidates > 0:  # a dense leg cut to candidates is not fused by section (not measured)
         return doc, per_section
     both = both_legs(data, settings, bm25_sections, section_cos, floor_weights(lexical_doc, dense_doc, settings.bm25_floor))
     return (1 - share) * _max_scaled(doc) + share * _max_scaled(both), per_section
@@ -149,9 +150,11 @@ def floor_weights(lexical: np.ndarray, dense: np.ndarray, floor: float) -> tuple
 
 
 def floored(lexical: np.ndarray, dense: np.ndarray, floor: float) -> np.ndarray:
-    """``lexical + dense`` with the ``floor_weights``."""
-    weights = floor_weights(lexical, dense, floor)
-    return weights[0] * lexical + weights[1] * dense
+    """``lexical + dense`` with the ``floor_weights`` (in the arithmetic it always had: ties stay ties)."""
+    if floor_weights(lexical, dense, floor) == (1.0, 1.0):
+        return lexical + dense
+    lex_total, dense_total = float(lexical.sum()), float(dense.sum())
+    return (lex_total + dense_total) * (floor * lexical / lex_total + (1 - floor) * dense / dense_total)
 
 
 def fact_scores(data: RetrievalData, settings: RetrievalSettings, q_fact_cos: np.ndarray, q_section_cos: np.ndarray | None) -> np.ndarray:

@@ -188,6 +188,8 @@ class Searcher:
         single = settings.ppr_single_precision and settings.ppr_tolerance >= SINGLE_PRECISION_FLOOR
         wanted = (*key, "float32") if single else key
         if wanted not in self._walks:  # a float32 walk keeps no float64 matrix beside it (the defaults walk float32)
+            for stale in [held for held in self._walks if held[3] != key[3]]:  # built for an overlay since moved
+                del self._walks[stale]
             walk = self._walks.get(key)
             if walk is None:
                 judged = overlay_edges(data, overlay) if overlay else None

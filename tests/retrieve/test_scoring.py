@@ -73,6 +73,22 @@ def test_the_lexical_leg_keeps_its_floor_share_whatever_the_number_of_passages()
         assert np.all(out[np.arange(n) != 3] / dense[np.arange(n) != 3].clip(1e-12) <= 1.0 + 1e-12)  # the rest only scaled down
 
 
+def test_the_floor_keeps_the_arithmetic_it_always_had():
+    """Ties must stay ties: the same expression as before ``floor_weights`` was split out, bit for bit."""
+    rng = np.random.default_rng(5)
+    active = 0
+    for _ in range(100):
+        lexical, dense = np.round(rng.random(300), 3) * (rng.random(300) < 0.01), np.round(rng.random(300), 3)
+        lex_total, dense_total = lexical.sum(), dense.sum()
+        if lex_total <= 0:
+            continue
+        old = (lex_total + dense_total) * (0.015 * lexical / lex_total + 0.985 * dense / dense_total)
+        floor_on = lex_total < 0.015 * (lex_total + dense_total)
+        active += floor_on
+        np.testing.assert_array_equal(floored(lexical, dense, 0.015), old if floor_on else lexical + dense)
+    assert active > 20
+
+
 def test_the_floor_leaves_a_share_already_above_it_and_a_missing_leg_alone():
     rng = np.random.default_rng(2)
     lexical, dense = rng.random(50), rng.random(50)
@@ -141,3 +157,11 @@ def test_the_floor_weighs_both_halves_of_the_passage_score():
     assert top_positive(apart, 1) == [3] and top_positive(fused, 10) == top_positive(apart, 10)
     assert top_positive(passage_leg(data, settings.with_(section_fusion=1.0), bm25, cos)[0], 1) == [3]  # that half alone
     assert top_positive(passage_leg(data, settings.with_(section_fusion=1.0, bm25_floor=0.0), bm25, cos)[0], 1) == [n - 1]
+
+
+def test_a_dense_leg_cut_to_candidates_is_not_fused_by_section():
+    data = _Sections([0, 0, 1, 2], 3)
+    bm25, cos = np.array([1.0, 0.0, 0.9, 0.0]), np.array([0.1, 0.9, 0.85, 0.0])
+    settings = RetrievalSettings(csls=False, passage_candidates=2)
+    np.testing.assert_array_equal(passage_leg(data, settings, bm25, cos)[0],
+                                  passage_leg(data, settings.with_(section_fusion=0.0), bm25, cos)[0])

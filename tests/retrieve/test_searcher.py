@@ -262,3 +262,20 @@ def test_a_dense_leg_weighed_zero_reads_no_vectors(searcher, monkeypatch):
     products.clear()
     searcher.search(question, k=3, mode="dense")
     assert products == [sections]
+
+
+def test_a_walk_built_for_an_overlay_since_moved_is_let_go(searcher):
+    """A warm index run builds the walk for the overlay before its analysis; one that moved the overlay left a second,
+    dead matrix beside the new one until the next run (a reviewer's probe: two walks after every such edit)."""
+    import dataclasses
+
+    from engram_lab.retrieve.settings import settings_for
+
+    searcher.search("Where was Ana Ruiz born?")
+    data, settings = searcher.loaded_data, settings_for("full").for_facts(False)
+    before = searcher._current_overlay()
+    first = searcher._walk(data, settings, before)
+    assert searcher._walk(data, settings, before) is first and len(searcher._walks) == 1
+    moved = dataclasses.replace(before, generation=before.generation + 1)
+    assert searcher._walk(data, settings, moved) is not first
+    assert {key[3] for key in searcher._walks} == {moved.generation} and len(searcher._walks) == 1
