@@ -78,6 +78,24 @@ def test_view_neighbours_equal_a_pairwise_reference():
                 want[b].add(a)
         assert [set(n) for n in view.neighbours] == want
         assert view.frame["neighbour_iris"].to_list() == [sorted(view.iris[j] for j in n) for n in want]
+        asked = view_of(entities, relations).neighbours  # row by row, as a focused pass asks: a binary search each
+        assert all(set(asked[row]) == want[row] for row in range(view.size)) and asked._all is None
+
+
+def test_neighbour_rows_found_one_by_one_equal_those_built_at_once(monkeypatch):
+    from engram_lab.resolve.entities import NeighbourRows
+
+    rng = random.Random(9)
+    names = [(f"Name{i} Person", "Person") for i in range(30)]
+    entities = [(f"d{rng.randrange(6)}", *rng.choice(names)) for _ in range(40)]
+    relations = [(f"d{rng.randrange(6)}", *rng.choice(names), *rng.choice(names)) for _ in range(60)]
+    whole = [set(n) for n in view_of(entities, relations).neighbours]  # iteration builds every row's at once
+    view = view_of(entities, relations)
+    order = rng.sample(range(view.size), view.size)
+    assert {row: set(view.neighbours[row]) for row in order} == dict(enumerate(whole)) and view.neighbours._all is None
+    monkeypatch.setattr(NeighbourRows, "EAGER_AFTER", 5)  # a full pass asks for many: built at once after a few
+    eager = view_of(entities, relations).neighbours
+    assert [set(eager[row]) for row in order] == [whole[row] for row in order] and eager._all is not None
 
 
 def test_focus_rows_are_the_moved_entities_and_every_entity_of_a_changed_note():
