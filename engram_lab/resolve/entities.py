@@ -111,7 +111,7 @@ class EntityView:
     """``frame`` row i is entity i: entity_iri, name, kind, labels (name and aliases), doc_ids."""
 
     frame: pl.DataFrame
-    neighbours: RowSets | NeighbourRows  # relation neighbours by entity index
+    neighbours: NeighbourRows  # relation neighbours by entity index, rows found when asked for
     memo: Path | None = None  # where the keys derived from labels are remembered between passes (None: not kept)
 
     @property

@@ -84,7 +84,7 @@ def _version_pattern(name: str, number: str) -> re.Pattern[str]:
     or glued to it ("C++17", "python3"), or before it ("version 7 of Windows", "2018 edition of Rust"). Numbers
     compare without leading zeros or trailing ".0" parts ("RFC 0116" is RFC 116, "Python 3.0" is Python 3), a longer
     version counts as the shorter one (3.8 is a Python 3), and a date's or a range's part is no version (2016-07)."""
-    number = re.sub(r"(?:\.0+)+$", "", number.lstrip("0") or "0")
+    number = re.sub(r"(?:\.0+)+$", "", _unpadded(number))
     version = rf"(?<![\d.])(?<!\d-)0*{re.escape(number)}(?:\.0+)*(?!\d)"
     named = rf"(?<!\w){re.escape(name)}"
     gap = rf"(?:(?:[^\w\n]|{_WRAP})(?:[^\n]|{_WRAP}){{0,{VERSION_NEARBY}}}?)?"
@@ -98,10 +98,14 @@ def _held_glued(index: KeywordIndex, name: str, number: str) -> bool:
     return len(glued) == 1 and index.holds(glued[0])
 
 
-def _numbered(path: str, number: str) -> bool:
-    """Whether the note's file name starts with this number ("RFC 2872" asked of text/2872-access-policy.md, whose
-    text never repeats its own number)."""
-    return re.match(rf"0*{re.escape(number.lstrip('0') or '0')}(?!\d)", path.rsplit("/", 1)[-1]) is not None
+def _unpadded(number: str) -> str:
+    return number.lstrip("0") or "0"
+
+
+def _file_number(number: str) -> re.Pattern[str]:
+    """A note file name that starts with this number ("RFC 2872" asked of text/2872-access-policy.md, whose text
+    never repeats its own number); matched against the name alone."""
+    return re.compile(rf"0*{re.escape(_unpadded(number))}(?!\d)")
 
 
 def missing_versions(index: KeywordIndex, query: str, texts: ChunkTexts) -> tuple[str, ...]:
@@ -118,8 +122,8 @@ def missing_versions(index: KeywordIndex, query: str, texts: ChunkTexts) -> tupl
         rows = index.rows_holding(terms)
         if rows.size > VERSION_CANDIDATES:
             continue
-        pattern = _version_pattern(name, number)
-        if not any(_numbered(path, number) or pattern.search(_LINK_TARGET.sub("]", text))
+        pattern, numbered = _version_pattern(name, number), _file_number(number)
+        if not any(numbered.match(path.rsplit("/", 1)[-1]) or pattern.search(_LINK_TARGET.sub("]", text))
                    for path, text in texts([index.keys[int(r)] for r in rows])):
             out.append(f"{name} {number}")
     return tuple(out)
