@@ -93,3 +93,17 @@ def test_unreadable_folder_is_reported(vault, write):
     finally:
         os.chmod(vault / "locked", 0o755)
     assert "cannot list folder" in problems(result)["locked"].problem
+
+
+def test_note_kind_reads_the_suffix_as_splitext_does():
+    """The suffix is taken without ``os.path.splitext`` (0.2 s of a 100,000-note scan); it must read names alike:
+    leading dots are part of the stem, a trailing dot is an empty suffix, case does not matter."""
+    import random
+
+    from engram_lab.vault.scan import NOTE_SUFFIXES, note_kind
+
+    rng = random.Random(7)
+    names = [".md", "..md", "a..md", "a.md.", "A.MD", "x.IpYnB", "a.b.md", ". .md", "a.mdx", "é.md"]
+    names += ["".join(rng.choice(".mdipynbMDx_ ") for _ in range(rng.randint(1, 8))) for _ in range(20000)]
+    for name in names:
+        assert note_kind(name) == NOTE_SUFFIXES.get(os.path.splitext(name)[1].lower()), name
