@@ -152,6 +152,7 @@ class Searcher:
         if progress is not None:
             progress.advance()
         match_names(data, "")  # patches the vault's name matcher to this index
+        data.ready_for_search()
         if progress is not None:
             progress.advance()
 
