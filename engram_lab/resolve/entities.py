@@ -190,7 +190,7 @@ def patched_entity_view(previous: EntityView, entities: pl.DataFrame, relations:
     redone = _neighbour_iris(wanted, present)
     regrouped = (regrouped.join(redone, on="entity_iri", how="left")
                  .with_columns(pl.col("neighbour_iris").fill_null([])).select(kept.columns))
-    frame = kept.merge_sorted(regrouped.sort("entity_iri"), key="entity_iri") if kept.height else regrouped.sort("entity_iri")
+    frame = pl.concat([kept, regrouped]).sort("entity_iri")  # (``merge_sorted`` took four times as long)
     return EntityView(frame, NeighbourRows(frame), previous.memo)
 
 
