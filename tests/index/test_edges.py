@@ -12,10 +12,11 @@ from polars.testing import assert_frame_equal
 
 from engram_lab.graph import vocabulary as v
 from engram_lab.index.note_links import NoteLinkResolver
-from engram_lab.index.retrieval_index import EDGE_TYPE, NeighbourSets, _edges
+from engram_lab.index.retrieval_index import EDGE_TYPE, NeighbourSets, _edges, labels_of
 from engram_lab.retrieve.graph import EDGE_TYPES
 
-NAMES = ["Marta Hall", "Mill Reach", "Acme Corp", "Oslo", "marta hall", "Port Kalo", "Tide Gauge"]
+NAMES = ["Marta Hall", "Mill Reach", "Acme Corp", "Oslo", "marta hall", "Port Kalo", "Tide Gauge", "Zoë Ångström",
+         "ZOË ångström", "Straße 9"]
 PREDICATES = [v.IS_A.value, v.LINKS_TO.value, "urn:p:works-for", "urn:p:located-in"]
 
 
@@ -109,3 +110,15 @@ def test_a_vault_with_no_edges_gives_an_empty_frame_of_the_same_columns():
     documents, facts, raw, links, entities = _inputs(random.Random(2))
     edges = _edges(documents, facts.clear(), raw.clear(), links.clear(), entities.clear())
     assert edges.is_empty() and edges.schema == _edges(documents, facts, raw, links, entities).schema
+
+
+def test_labels_made_by_column_operations_equal_normalise_label():
+    """ASCII texts are folded by column operations, the rest by ``normalise_label`` itself; both must agree with it
+    on any text: punctuation runs, underscores, control characters, leading and trailing separators, accents,
+    compatibility forms, case folds that change length."""
+    rng = random.Random(11)
+    alphabet = list("abcXYZ019 _-.,!?'\t\n()/&~\x00\x7f") + ["é", "ß", "İ", "ﬁ", "＿", "Ⅷ", "\u0301", "Ω"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(20000)]
+    texts += ["Dr. A. Okafor", "", "---", "__init__", "ÉCOLE Normale", "straße"]
+    assert labels_of(pl.Series(texts)).to_list() == [v.normalise_label(text) for text in texts]
+    assert labels_of(pl.Series([], dtype=pl.String)).to_list() == []
