@@ -10,11 +10,13 @@ the note.
 from __future__ import annotations
 
 import datetime as dt
+from functools import lru_cache
 
 from engram_lab.vault.markdown import as_date, dates_in
 from engram_lab.vault.model import DocumentModel
 
 
+@lru_cache(maxsize=1 << 18)  # every note's path on each edit (the retrieval index's dates): 0.1 s at 100,000 notes
 def date_in_file_name(path: str) -> dt.date | None:
     found = dates_in(path.rsplit("/", 1)[-1])
     return found[0] if found else None
