@@ -39,7 +39,8 @@ from engram_lab.resolve.service import (
 )
 from engram_lab.state.db import ANALYSED_GENERATION, engram_dir, ledger_connection, open_ledger, read_counter, set_counter, transaction
 from engram_lab.state.decisions import Decision, DecisionLedger
-from engram_lab.state.documents import DocumentReads, DocumentTable
+from engram_lab.state.document_rows import DocumentReads
+from engram_lab.state.documents import DocumentTable
 from engram_lab.state.review import QueuedPair, StoredCandidate
 from engram_lab.status import StatusReport, vault_status
 from engram_lab.vault import scan_vault

@@ -37,7 +37,8 @@ from engram_lab.index.progress import READ_NOTES, StageProgress
 from engram_lab.index.tables import TABLES_DIR, DocumentRows, TableStore, document_rows
 from engram_lab.state.db import engram_dir, open_ledger, transaction
 from engram_lab.state.lock import vault_write_lock
-from engram_lab.state.documents import ChangeKey, DocumentRow, DocumentStatus, DocumentTable, IndexedContent
+from engram_lab.state.document_rows import all_document_rows, prune_document_log
+from engram_lab.state.documents import DocumentRow, DocumentStatus, DocumentTable, IndexedContent
 from engram_lab.vault import VaultFile, decode_note_text, document_sections, parse_document, read_note_bytes, scan_vault
 from engram_lab.vault.model import DocumentModel
 from engram_lab.vault.note_date import note_date
@@ -80,7 +81,7 @@ def review_status(doc: DocumentModel) -> DocumentStatus:
     return "indexed"
 
 
-def needs_work(vf: VaultFile, row: ChangeKey | DocumentRow | None, full: bool, extractor: tuple[str, str] | None = None) -> bool:
+def needs_work(vf: VaultFile, row: DocumentRow | None, full: bool, extractor: tuple[str, str] | None = None) -> bool:
     """Whether a note must be read again: new, changed on disk, failed, partial, or extracted by another extractor."""
     if full or row is None or row.status in ("failed", "stale") or row.error:
         return True
@@ -145,7 +146,7 @@ class _Run:
     def _execute(self, full: bool, only: set[str] | None) -> None:
         self.report.generation_before = self.table.generation()
         scan = scan_vault(self.vault, allow_hard_links=self.config.allow_hard_links)
-        known = self.table.change_keys()
+        known = {row.path: row for row in all_document_rows(self.conn)}  # re-reads only rows changed since the last run
         problem_docs = {p.rel_path: p.problem for p in scan.problems if p.is_document}
         self.report.warnings = [f"{p.rel_path}: {p.problem}" for p in scan.problems if not p.is_document]
         present = {vf.rel_path for vf in scan.files}
@@ -182,11 +183,13 @@ class _Run:
                 self.table.record_failed(path, "notebook" if path.lower().endswith(".ipynb") else "markdown", problem)
             self.report.failed.append((path, problem))
         self._delete([row for path, row in missing.items() if path not in {old for old, _ in self.report.renamed}])
+        with transaction(self.conn):
+            prune_document_log(self.conn)
         self._settle_if_large()
         if not (engram_dir(self.vault) / STORE_DIR).exists():
             _ = self.store  # an indexed vault always has a store, if an empty one, so SPARQL works on it
 
-    def _check_derived(self, known: dict[str, ChangeKey]) -> set[str]:
+    def _check_derived(self, known: dict[str, DocumentRow]) -> set[str]:
         """Paths to redo because the store or the tables disagree with the ledger (a kill, a damaged file)."""
         leftovers = self.tables.remove_leftovers()
         if leftovers:
@@ -211,7 +214,7 @@ class _Run:
             redo.update(graph_docs)
         return redo
 
-    def _index_one(self, vf: VaultFile, row: ChangeKey | None, missing_by_hash: dict[str, ChangeKey]) -> _Done | None:
+    def _index_one(self, vf: VaultFile, row: DocumentRow | None, missing_by_hash: dict[str, DocumentRow]) -> _Done | None:
         outcome = "added" if row is None else "updated"
         moved_from: str | None = None
         try:
@@ -303,7 +306,7 @@ class _Run:
         else:
             self._store.settle_if_large()
 
-    def _delete(self, rows: list[ChangeKey]) -> None:
+    def _delete(self, rows: list[DocumentRow]) -> None:
         for row in rows:
             self.store.drop_graph(document_iri(row.doc_id))
         if rows:

@@ -139,16 +139,23 @@ def test_an_index_run_with_nothing_changed_loads_no_model(vault, write):
     assert CountingEmbedder.loads == 1
 
 
-def test_an_edit_reads_every_document_row_once_for_both_derived_indexes(vault, write, monkeypatch):
+def test_an_edit_reads_no_document_row_whole_and_both_derived_indexes_share_one_read(vault, write, monkeypatch):
+    import engram_lab.indexer as indexer_module
+    import engram_lab.state.document_rows as rows_module
     from engram_lab.state.documents import DocumentTable
 
     engine = _engine(vault, write)
     engine.index(progress=False)
     write("city.md", "# Porto Velho\n\nPorto Velho lies on the Madeira River.\n")
-    reads: list[int] = []
+    whole: list[int] = []
     real = DocumentTable.all
-    monkeypatch.setattr(DocumentTable, "all", lambda self: reads.append(1) or real(self))
+    monkeypatch.setattr(DocumentTable, "all", lambda self: whole.append(1) or real(self))
+    taken: list[int] = []
+    real_rows = rows_module.all_document_rows
+    monkeypatch.setattr(rows_module, "all_document_rows", lambda conn: taken.append(1) or real_rows(conn))
+    monkeypatch.setattr(indexer_module, "all_document_rows", rows_module.all_document_rows)
     engine.index(progress=False)
-    assert len(reads) == 1  # shared by the keyword index and the retrieval index (each read them before)
+    assert not whole  # the rows this process read before, patched from the ledger's log
+    assert len(taken) == 2  # the run's comparison with the files, and one read shared by the keyword and retrieval indexes
     assert engine.query("Madeira River", mode="keyword").results[0].path == "city.md"
     assert engine.query("Madeira River").results[0].path == "city.md"

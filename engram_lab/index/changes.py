@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engram_lab.index.chunks import Chunk, section_chunks
-from engram_lab.state.documents import DocumentRow, DocumentSnapshot, DocumentTable
+from engram_lab.state.document_rows import DocumentSnapshot
+from engram_lab.state.documents import DocumentRow, DocumentTable
 
 PATCH_SHARE = 0.25  # past this share of changed notes a whole rebuild costs no more than a patch
 

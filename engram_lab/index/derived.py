@@ -19,7 +19,8 @@ from engram_lab.index.keyword import KeywordIndex
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import remember
 from engram_lab.state.db import OVERLAY_GENERATION, engram_dir, open_ledger, read_counter
-from engram_lab.state.documents import DocumentReads, DocumentTable
+from engram_lab.state.document_rows import DocumentReads
+from engram_lab.state.documents import DocumentTable
 
 KEYWORD_INDEX = "keyword"
 GENERATION_FILE = "generation"

@@ -41,7 +41,8 @@ from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.index.vector_reuse import kept_origin, match_rows, patch_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
 from engram_lab.state.db import engram_dir, open_ledger
-from engram_lab.state.documents import DocumentReads, DocumentTable
+from engram_lab.state.document_rows import DocumentReads
+from engram_lab.state.documents import DocumentTable
 from engram_lab.vault.note_date import date_in_file_name
 
 RETRIEVAL_INDEX = "retrieval"

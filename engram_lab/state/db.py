@@ -88,6 +88,21 @@ _MIGRATIONS: tuple[str, ...] = (
     """
     INSERT OR IGNORE INTO meta (key, value) VALUES ('ledger_id', lower(hex(randomblob(16))));
     """,
+    # Every change to a document row is logged in its own transaction, by whichever process or version makes it, so a
+    # process that read every row once re-reads only the rows logged since (``document_rows``).
+    """
+    CREATE TABLE document_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_id TEXT NOT NULL);
+    CREATE TRIGGER document_log_insert AFTER INSERT ON documents BEGIN
+        INSERT INTO document_log (doc_id) VALUES (NEW.doc_id);
+    END;
+    CREATE TRIGGER document_log_update AFTER UPDATE ON documents BEGIN
+        INSERT INTO document_log (doc_id) VALUES (NEW.doc_id);
+        INSERT INTO document_log (doc_id) SELECT OLD.doc_id WHERE OLD.doc_id IS NOT NEW.doc_id;
+    END;
+    CREATE TRIGGER document_log_delete AFTER DELETE ON documents BEGIN
+        INSERT INTO document_log (doc_id) VALUES (OLD.doc_id);
+    END;
+    """,
 )
 
 
@@ -95,6 +110,7 @@ OVERLAY_GENERATION = "overlay_generation"  # moves with every judgment, verdict 
 ANALYSED_GENERATION = "analysed_generation"  # the sections generation the last analysis pass saw
 DIGESTS_GENERATION = "digests_generation"  # moves whenever an analysis records the entity digests it saw
 LEDGER_ID = "ledger_id"  # random, made with the ledger: a rebuilt .engram/ is another ledger, whatever its counters say
+DOCUMENT_LOG_PRUNED = "document_log_pruned"  # the highest ``document_log`` seq deleted: a reader kept from before re-reads all
 
 
 def bump_counter(conn: sqlite3.Connection, key: str) -> None:
@@ -189,7 +205,21 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if version > len(_MIGRATIONS):
             raise VaultError(f"the ledger has schema version {version}, newer than this engram-lab knows; upgrade engram-lab")
         for number in range(version, len(_MIGRATIONS)):
-            for statement in _MIGRATIONS[number].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+            for statement in _statements(_MIGRATIONS[number]):
+                conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number + 1}")
+
+
+def _statements(script: str) -> list[str]:
+    """The SQL statements of ``script``, a trigger's body kept whole (``executescript`` would commit the migration's
+    transaction first)."""
+    out, pending = [], ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \t\n;"):
+                out.append(pending)
+            pending = ""
+    if pending.strip(" \t\n;"):
+        raise ValueError(f"an incomplete SQL statement in a migration: {pending.strip()[:80]}")
+    return out

@@ -6,16 +6,15 @@ import datetime as dt
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Literal, NamedTuple, TypeVar
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 from engram_lab.graph.vocabulary import document_iri
 from engram_lab.vault.sections import Section
 from engram_lab.state.db import bump_counter, read_counter
 
 SECTIONS_GENERATION = "sections_generation"
-T = TypeVar("T")
 
 DocumentStatus = Literal["indexed", "stale", "failed", "pending-review"]
 STATUSES: tuple[DocumentStatus, ...] = ("indexed", "stale", "failed", "pending-review")
@@ -43,20 +42,6 @@ class DocumentRow(NamedTuple):
     error: str | None
     indexed_at: str | None
     updated_at: str
-
-
-class ChangeKey(NamedTuple):
-    """The columns an index run compares with the files on disk: cheap to load for 10,000 notes."""
-
-    doc_id: str
-    path: str
-    size: int | None
-    mtime_ns: int | None
-    status: DocumentStatus
-    error: str | None
-    extractor: str | None
-    extractor_version: str | None
-    content_hash: str | None
 
 
 @dataclass(frozen=True)
@@ -99,38 +84,15 @@ def _plain(conn: sqlite3.Connection) -> sqlite3.Cursor:
     return cursor
 
 
+def read_rows(conn: sqlite3.Connection, clause: str = "", parameters: Iterable[object] = ()) -> list[DocumentRow]:
+    """Document rows, whole: ``clause`` filters or orders them (``WHERE doc_id IN (?, ?)``, ``ORDER BY path``)."""
+    return [DocumentRow._make(r) for r in _plain(conn).execute(f"SELECT {_COLUMNS} FROM documents {clause}", tuple(parameters))]
+
+
 def _section(r: sqlite3.Row) -> StoredSection:
     return StoredSection(
         r["doc_id"], r["ordinal"], r["cell_id"], r["heading"], tuple(json.loads(r["heading_path"])), r["start"], r["end"], r["text"]
     )
-
-
-@dataclass(frozen=True)
-class DocumentSnapshot:
-    generation: int  # the sections generation, read just before the rows
-    rows: list[DocumentRow]
-    _derived: dict[Callable[[list[DocumentRow]], object], object] = field(default_factory=dict, compare=False, repr=False)
-
-    def derived(self, derive: Callable[[list[DocumentRow]], T]) -> T:
-        """``derive(rows)``, computed once per snapshot: the derived indexes of one run each asked for every
-        document's signature (0.18 s apiece at 100,000 notes). Callers must not change what they get."""
-        if derive not in self._derived:
-            self._derived[derive] = derive(self.rows)
-        return self._derived[derive]  # type: ignore[return-value]
-
-
-class DocumentReads:
-    """Every document row and the sections generation, read on first use and shared by the derived indexes one
-    index run refreshes: each read all rows itself (0.85 s apiece at 100,000 notes). Make one per run: a later
-    run must read again."""
-
-    def __init__(self) -> None:
-        self._taken: DocumentSnapshot | None = None
-
-    def take(self, table: DocumentTable) -> DocumentSnapshot:
-        if self._taken is None:
-            self._taken = DocumentSnapshot(table.generation(), table.all())
-        return self._taken
 
 
 class DocumentTable:
@@ -140,12 +102,7 @@ class DocumentTable:
         self.conn = conn
 
     def all(self) -> list[DocumentRow]:
-        return [DocumentRow._make(r) for r in _plain(self.conn).execute(f"SELECT {_COLUMNS} FROM documents ORDER BY path")]
-
-    def change_keys(self) -> dict[str, ChangeKey]:
-        """Path -> what decides whether the note must be read again."""
-        query = f"SELECT {', '.join(ChangeKey._fields)} FROM documents"
-        return {r[1]: ChangeKey._make(r) for r in _plain(self.conn).execute(query)}
+        return read_rows(self.conn, "ORDER BY path")
 
     def by_path(self, path: str) -> DocumentRow | None:
         r = self.conn.execute(f"SELECT {_COLUMNS} FROM documents WHERE path = ?", (path,)).fetchone()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from engram_lab.index.changes import document_changes, document_signatures, snapshot_signatures
-from engram_lab.state.documents import DocumentRow, DocumentSnapshot
+from engram_lab.state.document_rows import DocumentSnapshot
+from engram_lab.state.documents import DocumentRow
 
 
 def _row(doc_id: str, path: str, content_hash: str = "h", indexed_at: str = "t1") -> DocumentRow:
