@@ -96,8 +96,9 @@ def test_unreadable_folder_is_reported(vault, write):
 
 
 def test_note_kind_reads_the_suffix_as_splitext_does():
-    """The suffix is taken without ``os.path.splitext`` (0.2 s of a 100,000-note scan); it must read names alike:
-    leading dots are part of the stem, a trailing dot is an empty suffix, case does not matter."""
+    """The suffix is taken without ``os.path.splitext`` (0.2 s of a 100,000-note scan); it must read file names (the
+    scan passes ``DirEntry.name``, never a path) alike: leading dots are part of the stem, a trailing dot is an empty
+    suffix, case does not matter."""
     import random
 
     from engram_lab.vault.scan import NOTE_SUFFIXES, note_kind
