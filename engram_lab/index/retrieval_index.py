@@ -100,7 +100,7 @@ class RetrievalData:
     def section_position(self) -> dict[tuple[str, int, int], int]:
         """(doc_id, ordinal, piece) -> passage row: built once per loaded index, not per query."""
         keys = zip(self.sections["doc_id"].to_list(), self.sections["ordinal"].to_list(), self.sections["piece"].to_list())
-        return {key: i for i, key in enumerate(keys)}
+        return dict(zip(keys, range(self.sections.height)))  # (a comprehension took twice as long: 0.12 s at 100,000 notes)
 
     @cached_property
     def chunks_per_note(self) -> np.ndarray:
@@ -123,7 +123,7 @@ class RetrievalData:
         """Per note, its date (``vault.note_date``) as a day number, NaN when undated: questions about change compare them."""
         if "date" not in self.documents.columns:
             return np.full(self.n_passages, np.nan)
-        return np.array([np.nan if d is None else float(d.toordinal()) for d in self.documents["date"].to_list()])
+        return day_numbers(self.documents["date"])
 
     def note_year(self, note: int) -> int | None:
         day = self.note_days[note]
@@ -198,6 +198,15 @@ class RetrievalData:
         return NeighbourSets(part["src"].to_numpy() - self.n_passages, part["dst"].to_numpy() - self.n_passages)
 
 
+
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()  # a polars Date counts days from it
+
+
+def day_numbers(dates: pl.Series) -> np.ndarray:
+    """Each date's ``toordinal()`` as a float, NaN where there is none: by column operations (a loop over every
+    note's date took a tenth of a second per new index at 100,000 dated notes)."""
+    days = dates.cast(pl.Date).cast(pl.Int64).cast(pl.Float64)  # days since 1970-01-01
+    return (days + float(_EPOCH_ORDINAL)).fill_null(np.nan).to_numpy()
 
 # The lazily computed parts of an index that a search reads (``ready_for_search``); the rest serve rarer paths.
 SEARCH_READS = ("section_position", "chunks_per_note", "note_days", "entity_position", "doc_paths", "_facts_by_subject",
