@@ -149,6 +149,8 @@ def score_candidates(view: EntityView, focus: set[int] | None, embedding: dict[P
                      expansions: Expansions | None = None) -> list[PairEvidence]:
     expansions = expansions or Expansions(view)
     pairs = candidate_pairs(view, focus, embedding)
+    names = view.names
+    expansions.know_writing(nm.loose(names[i]) for i in {i for pair in pairs for i in pair})  # what the typo rule may ask
     return [score_pair(view, a, b, sources, expansions, embedding.get((a, b))) for (a, b), sources in sorted(pairs.items())]
 
 

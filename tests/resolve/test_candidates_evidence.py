@@ -264,3 +264,19 @@ def test_an_embedding_neighbour_differing_in_a_number_is_not_a_candidate():
     pairs = candidate_pairs(view, embedding_pairs={phases: 0.97, mills: 0.9})
     assert phases not in pairs and "embedding" in pairs[mills]
     assert candidate_pairs(view, {phases[0]}, {phases: 0.97, mills: 0.9}) == {}  # focused: the same
+
+
+def test_notes_writing_a_spelling_are_looked_up_as_asked_or_many_at_once():
+    """A mapping of every spelling was built per edit for the typo rule's few pairs; lookups must give the same."""
+    from engram_lab.resolve.evidence import Expansions
+
+    view = view_of([("d1", "Amara Haddad", "Person"), ("d2", "Amara Haddad", "Concept"), ("d2", "Amara Haddad", "Person"),
+                    ("d3", "Port Kalomi", "Place")])
+    writing = Expansions(view).writing
+    whole = dict(zip(writing["form"].to_list(), writing["notes"].to_list()))
+    one = Expansions(view)
+    assert [one.notes_writing(form) for form in ("amara haddad", "port kalomi", "nobody")] == [
+        whole["amara haddad"], whole["port kalomi"], 0] == [2, 1, 0]
+    many = Expansions(view)
+    many.know_writing(["port kalomi", "nobody", "amara haddad"])
+    assert many._writing_known == {"amara haddad": 2, "port kalomi": 1, "nobody": 0}
