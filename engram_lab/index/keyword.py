@@ -13,7 +13,7 @@ import numpy as np
 import Stemmer
 
 from engram_lab.index.bm25 import TermCounts, idf
-from engram_lab.index.recent import recall
+from engram_lab.index.recent import recall, remember
 
 KEYS_FILE = "keys.json"
 KEYS_FORMAT = 4  # 4: term counts (index.bm25) and document signatures, patched per edit; older folders are rebuilt
@@ -107,7 +107,9 @@ class KeywordIndex:
             return built
         saved = json.loads((folder / KEYS_FILE).read_text(encoding="utf-8"))
         keys = [(str(d), int(o), int(p), int(a), int(b)) for d, o, p, a, b in saved["keys"]]
-        return cls(TermCounts.load(folder), keys, dict(saved.get("documents", {})))
+        index = cls(TermCounts.load(folder), keys, dict(saved.get("documents", {})))
+        remember(folder, index)  # the next edit patches it without reading the folder again
+        return index
 
     def query_terms(self, query: str) -> list[tuple[str, float]]:
         """The query's index terms (stemmed, stop words out), each with its IDF here; a term no chunk holds gets the

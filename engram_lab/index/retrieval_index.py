@@ -585,7 +585,9 @@ def load(folder: Path) -> RetrievalData:
     arrays = {name: np.load(folder / f"{name}.npy") for name in _ARRAYS}
     arrays |= {name: load_vectors(folder, name) for name in _VECTORS}
     lists = {name: _mapped_lists(folder, name) for name in _LISTS}
-    return RetrievalData(folder=folder, model=meta["model"], **frames, **arrays, **lists)
+    data = RetrievalData(folder=folder, model=meta["model"], **frames, **arrays, **lists)
+    remember(folder, data)  # the next edit patches it without reading the folder again
+    return data
 
 
 def _read_pairs(folder: Path) -> pl.DataFrame:
