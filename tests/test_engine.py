@@ -182,3 +182,26 @@ def test_the_first_edit_after_loading_the_indexes_patches_them_without_reading_t
     engine.index(progress=False, warm=True)
     assert reads == []
     assert engine.query("Madeira River").results[0].path == "city.md"
+
+
+def test_a_warm_start_fills_what_the_first_edit_would_compute_for_itself(vault, write, monkeypatch):
+    """The first edit after start-up was the slow one of every run (the p95 of a short run): it worked out the
+    resolution state, its digest and every file name's date that later edits find kept."""
+    import engram_lab.resolve.overlay as overlay_module
+    from engram_lab.index.recent import forget
+    from engram_lab.vault.note_date import date_in_file_name
+
+    _engine(vault, write).index(progress=False)
+    forget()
+    date_in_file_name.cache_clear()
+    engine = Engine(vault, embedder_factory=CountingEmbedder)
+    engine.index(progress=False, warm=True)
+    worked_out: list[int] = []
+    real = overlay_module.resolve_state
+    monkeypatch.setattr(overlay_module, "resolve_state", lambda *a: worked_out.append(1) or real(*a))
+    misses, overlay = date_in_file_name.cache_info().misses, ledger_counters(vault).overlay
+    write("lanterns.md", "# Lantern log\n\nZephyrine quartz lanterns were seen at Kestrel Moor.\n")
+    engine.index(progress=False, warm=True)
+    assert ledger_counters(vault).overlay == overlay  # no judgment moved: the state need not be worked out again
+    assert worked_out == [] and date_in_file_name.cache_info().misses == misses + 1  # the new note's own date only
+    assert engine.query("Zephyrine quartz lanterns").results[0].path == "lanterns.md"

@@ -540,11 +540,13 @@ def labels_of(texts: pl.Series) -> pl.Series:
 
 
 def warm_edges(data: RetrievalData) -> None:
-    """Fold every name outside ASCII and make the link resolver now, as the next edit's typed edges would (a
-    long-lived process starting up: its first edit then costs what the others do)."""
+    """Fold every name outside ASCII, make the link resolver and read every file name's date now, as the next edit's
+    typed edges and dates would (a long-lived process starting up: its first edit then costs what the others do)."""
     labels_of(data.entities["name"])
     labels_of(data.documents["title"])
     note_link_resolver(data.documents["title"].to_list(), data.documents["path"].to_list())
+    for path in data.documents["path"].to_list():
+        date_in_file_name(path)  # remembered per path, as the next edit's dates read them
 
 
 _FRAMES = ("documents", "sections", "entities", "facts", "edges")
