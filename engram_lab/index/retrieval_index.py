@@ -198,7 +198,6 @@ class RetrievalData:
         return NeighbourSets(part["src"].to_numpy() - self.n_passages, part["dst"].to_numpy() - self.n_passages)
 
 
-
 _EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()  # a polars Date counts days from it
 
 
@@ -208,9 +207,11 @@ def day_numbers(dates: pl.Series) -> np.ndarray:
     days = dates.cast(pl.Date).cast(pl.Int64).cast(pl.Float64)  # days since 1970-01-01
     return (days + float(_EPOCH_ORDINAL)).fill_null(np.nan).to_numpy()
 
+
 # The lazily computed parts of an index that a search reads (``ready_for_search``); the rest serve rarer paths.
 SEARCH_READS = ("section_position", "chunks_per_note", "note_days", "entity_position", "doc_paths", "_facts_by_subject",
                 "fact_sections", "facts_from_language_model", "entity_neighbours")
+
 
 class NeighbourSets(Mapping[int, set[int]]):
     """Node -> its neighbours over the edges a[i] - b[i] in both directions, each set made when asked for and filled
@@ -298,8 +299,13 @@ def _with_dates(documents: pl.DataFrame, stored: pl.DataFrame) -> pl.DataFrame:
     """Each note's date (``vault.note_date``, stored when it was indexed; else the date in its file name)."""
     dates = stored.select("doc_id", "date").unique("doc_id", keep="last")
     joined = documents.join(dates, on="doc_id", how="left", maintain_order="left")
-    from_name = [date_in_file_name(path) for path in joined["path"].to_list()]
+    from_name = _file_name_dates(joined["path"])
     return joined.with_columns(pl.col("date").fill_null(pl.Series(from_name, dtype=pl.Date)))
+
+
+def _file_name_dates(paths: pl.Series) -> list[dt.date | None]:
+    """The date in each path's file name (``date_in_file_name``, remembered per path)."""
+    return [date_in_file_name(path) for path in paths.to_list()]
 
 
 @lru_cache(maxsize=1 << 18)
@@ -545,8 +551,7 @@ def warm_edges(data: RetrievalData) -> None:
     labels_of(data.entities["name"])
     labels_of(data.documents["title"])
     note_link_resolver(data.documents["title"].to_list(), data.documents["path"].to_list())
-    for path in data.documents["path"].to_list():
-        date_in_file_name(path)  # remembered per path, as the next edit's dates read them
+    _file_name_dates(data.documents["path"])  # remembered per path, for the next edit's dates
 
 
 _FRAMES = ("documents", "sections", "entities", "facts", "edges")

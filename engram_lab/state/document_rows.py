@@ -49,7 +49,7 @@ def all_document_rows(conn: sqlite3.Connection) -> list[DocumentRow]:
         return DocumentTable(conn).all()
     conn.execute("BEGIN")  # one read snapshot: the log position and the rows agree
     try:
-        position = conn.execute("SELECT coalesce(max(seq), 0) FROM document_log").fetchone()[0]
+        position = _log_position(conn)
         kept = _KEPT.get(ledger_id)
         if kept is None or kept.position != position:
             kept = _patched(conn, kept, position)
@@ -60,8 +60,7 @@ def all_document_rows(conn: sqlite3.Connection) -> list[DocumentRow]:
 
 
 def _patched(conn: sqlite3.Connection, kept: _Kept | None, position: int) -> _Kept:
-    pruned = int(read_meta(conn, DOCUMENT_LOG_PRUNED) or 0)
-    if kept is None or kept.position > position or kept.position < pruned:
+    if kept is None or kept.position > position or kept.position < _pruned_through(conn):
         return _Kept(position, {row.doc_id: row for row in DocumentTable(conn).all()})
     changed = [doc_id for (doc_id,) in conn.execute("SELECT DISTINCT doc_id FROM document_log WHERE seq > ?", (kept.position,))]
     rows = dict(kept.rows)
@@ -75,13 +74,22 @@ def _patched(conn: sqlite3.Connection, kept: _Kept | None, position: int) -> _Ke
 
 def prune_document_log(conn: sqlite3.Connection, keep: int = LOG_KEEP) -> int:
     """Drop all but the last ``keep`` log entries (inside the caller's transaction); returns how many went."""
-    position = conn.execute("SELECT coalesce(max(seq), 0) FROM document_log").fetchone()[0]
-    bound = position - keep
-    if bound <= int(read_meta(conn, DOCUMENT_LOG_PRUNED) or 0):
+    bound = _log_position(conn) - keep
+    if bound <= _pruned_through(conn):
         return 0
     gone = conn.execute("DELETE FROM document_log WHERE seq <= ?", (bound,)).rowcount
     set_meta(conn, DOCUMENT_LOG_PRUNED, str(bound))
     return gone
+
+
+def _log_position(conn: sqlite3.Connection) -> int:
+    """The last log entry's number (0 for an empty log)."""
+    return int(conn.execute("SELECT coalesce(max(seq), 0) FROM document_log").fetchone()[0])
+
+
+def _pruned_through(conn: sqlite3.Connection) -> int:
+    """The last log entry pruned: readers kept from before it cannot patch."""
+    return int(read_meta(conn, DOCUMENT_LOG_PRUNED) or 0)
 
 
 @dataclass(frozen=True)
