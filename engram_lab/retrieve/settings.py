@@ -79,6 +79,11 @@ class RetrievalSettings:
     # in session 20. A tolerance below ``ppr.SINGLE_PRECISION_FLOOR`` walks float64 whatever this flag says.
     ppr_tolerance: float = 1e-4
     ppr_single_precision: bool = True  # walk a float32 matrix (only sensible with a loose tolerance)
+    # Above 0, a large graph's walk pushes the seeds' mass locally (ppr.local_pagerank) instead of stepping over the
+    # whole graph, leaving no node's score off by more than this times its edge weight; the tolerance above then only
+    # picks the matrix's precision (a small graph still walks whole, ppr.LOCAL_MIN_NNZ). Worth it when few nodes are
+    # seeded (``auto``), not when every passage is (``full``).
+    ppr_local: float = 0.0
     lexical_fuzzy: bool = True  # also match names within a small edit distance (slow on very large vaults)
     synonym_threshold: float = 0.8
     edges: EdgeWeights = field(default_factory=EdgeWeights)
@@ -120,10 +125,12 @@ def settings_for(mode: str, base: RetrievalSettings | None = None) -> RetrievalS
     if mode == "graph-off":
         return full.with_(use_ppr=False)
     if mode == "auto":  # names in the query and BM25 seed the graph; no model is loaded
-        # A fast, partial answer: exact and normalised names only, and a walk stopped at 1e-3 (about ten
-        # iterations at damping 0.5 against `full`'s ~14), which moves no score by more than 0.1 %.
+        # A fast, partial answer: exact and normalised names only, and a walk stopped early: on a large graph a local
+        # one from those few seeds (pushed to 1e-7 of a node's edge weight; at 100,000 notes ~14 ms where the whole
+        # walk stopped at 1e-3 took ~120, and on rust-rfcs and both musique-dev vaults, walked locally, every metric
+        # stayed the same: BENCHMARKS.md), on a small one a whole walk to an L1 change of 1e-3.
         return full.with_(lexical=1.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, bm25=1.0, passage_share=0.5,
-                          needs_embeddings=False, ppr_tolerance=1e-3, lexical_fuzzy=False,
+                          needs_embeddings=False, ppr_tolerance=1e-3, ppr_local=1e-7, lexical_fuzzy=False,
                           passage_best_first=False)  # measured for `full` only
     if mode == "keyword":
         return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, use_ppr=False, needs_embeddings=False,

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engram_lab.retrieve.lexical import LexicalMatcher
-from engram_lab.retrieve.ppr import personalized_pagerank, transition_matrix
+from engram_lab.retrieve.ppr import local_pagerank, personalized_pagerank, transition_matrix
 from engram_lab.retrieve.settings import settings_for
 
 
@@ -47,17 +47,17 @@ def test_a_patched_matcher_equals_one_built_from_the_labels_it_ends_with():
             assert matcher.match(query, position) == built.match(query, position)
 
 
-def test_auto_mode_walks_to_a_looser_tolerance_without_fuzzy_names():
+def test_auto_mode_walks_locally_without_fuzzy_names():
     auto, full = settings_for("auto"), settings_for("full")
-    assert not auto.lexical_fuzzy and auto.ppr_tolerance > full.ppr_tolerance and full.lexical_fuzzy
+    assert not auto.lexical_fuzzy and full.lexical_fuzzy
+    assert auto.ppr_local > 0 and full.ppr_local == 0  # `full` seeds every passage: nothing local to walk
     rng = np.random.default_rng(1)
     adjacency = sp.random(300, 300, density=0.02, random_state=2, format="csr")
-    adjacency = adjacency + adjacency.T
-    graph = transition_matrix(adjacency)
-    reset = rng.random(300)
+    graph = transition_matrix(adjacency + adjacency.T, symmetric=True)
+    reset = np.where(rng.random(300) < 0.05, rng.random(300), 0.0)  # a few seeds, as names and BM25 give
     exact = personalized_pagerank(graph, reset, 0.5, tol=1e-12)
-    quick = personalized_pagerank(graph, reset, 0.5, tol=auto.ppr_tolerance)
-    assert np.abs(exact - quick).sum() < 2e-3  # the documented bound of the early stop
     assert auto.ppr_single_precision and full.ppr_single_precision
-    single = personalized_pagerank(graph.single_precision(), reset, 0.5, tol=auto.ppr_tolerance)
-    assert single.dtype == np.float64 and np.abs(exact - single).sum() < 2e-3  # float32 rounding stays far below the stop
+    for walked in (graph, graph.single_precision()):
+        local = local_pagerank(walked, reset, 0.5, auto.ppr_local)
+        assert local.dtype == np.float64
+        assert np.all(np.abs(exact - local) <= 2 * auto.ppr_local * graph.weight + 1e-6)  # the documented bound

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from benchmarks.ppr_bench import CountedWalk
-from engram_lab.retrieve.ppr import WalkGraph, personalized_pagerank, transition_matrix
+from engram_lab.retrieve.ppr import WalkGraph, _push, local_pagerank, personalized_pagerank, transition_matrix
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -184,3 +184,66 @@ def test_chebyshev_takes_the_reference_recurrences_steps_and_stops_where_it_does
             expected, products = _reference_chebyshev(dense, reset, damping, tol, 200)
             assert CountedWalk.products == products
             np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("damping", [0.5, 0.85])
+def test_a_local_walk_pushed_to_a_tiny_epsilon_matches_networkx(seed, damping):
+    graph, reset = _two_way_graph(seed, bipartite=bool(seed % 3 == 0))
+    n = graph.number_of_nodes()
+    expected = nx.pagerank(graph, alpha=damping, personalization=dict(enumerate(reset)), weight="weight", tol=1e-14,
+                           max_iter=5000)
+    adjacency = nx.to_scipy_sparse_array(graph, nodelist=range(n), weight="weight")
+    got = local_pagerank(transition_matrix(adjacency, symmetric=True), reset, damping, epsilon=1e-13)
+    assert np.allclose(got, [expected[i] for i in range(n)], atol=1e-9)
+    assert got.sum() == pytest.approx(1.0) and got.min() >= 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("epsilon", [1e-2, 1e-3, 1e-4])
+def test_what_a_local_walk_leaves_unpushed_moves_no_score_by_more_than_epsilon_times_its_weight(seed, epsilon):
+    """Against the exact linear solution ``y = (1 - d) (I - d P^T)^-1 reset``: the kept scores plus the residual's
+    restart share fall short of ``y`` by between 0 and ``epsilon * w(v)`` at every node, and the residual is below
+    its threshold everywhere."""
+    graph, reset = _two_way_graph(seed, bipartite=bool(seed % 2))
+    n = graph.number_of_nodes()
+    adjacency = nx.to_scipy_sparse_array(graph, nodelist=range(n), weight="weight")
+    walk = transition_matrix(adjacency, symmetric=True)
+    reset = reset / reset.sum()
+    damping = 0.5
+    exact = (1 - damping) * np.linalg.solve(np.eye(n) - damping * walk.transition_t.toarray(), reset)
+    kept, residual = _push(walk, reset.copy(), damping, epsilon)
+    assert np.all(residual <= epsilon * walk.weight)
+    shortfall = exact - (kept + (1 - damping) * residual)
+    assert shortfall.min() >= -1e-12
+    assert np.all(shortfall <= epsilon * walk.weight + 1e-12)
+    assert shortfall.max() > 0  # the bound is met by leaving something out, not by pushing everything
+    if reset[-1] == 0:  # no mass reaches a dead end: nothing is lost, and the scaled scores stay below the exact ones
+        assert np.all(local_pagerank(walk, reset, damping, epsilon) <= exact + 1e-12)
+
+
+def test_a_local_walk_reads_the_seeds_surroundings_not_the_whole_graph():
+    """A ring of 200,000 nodes seeded at one: the pushes reach a few dozen nodes either side, as the bound on the
+    weight they read (1 / ((1 - d) * epsilon)) says, and those scores match the whole-graph walk's."""
+    n = 200_000
+    nodes = np.arange(n)
+    ring = sp.csr_matrix((np.ones(2 * n), (np.r_[nodes, nodes], np.r_[(nodes + 1) % n, (nodes - 1) % n])), shape=(n, n))
+    walk = transition_matrix(ring, symmetric=True)
+    reset = np.zeros(n)
+    reset[7] = 1.0
+    local = local_pagerank(walk, reset, 0.5, epsilon=1e-6)
+    reached = np.flatnonzero(local)
+    assert reached.size < 100 and 7 in reached
+    whole = personalized_pagerank(walk, reset, 0.5, tol=1e-14)
+    np.testing.assert_allclose(local[reached], whole[reached], rtol=0, atol=1e-5)
+
+
+def test_a_local_walk_needs_a_two_way_graph_and_a_valid_damping():
+    adjacency = sp.csr_matrix(np.array([[0.0, 1.0], [0.0, 0.0]]))
+    with pytest.raises(ValueError, match="two-way"):
+        local_pagerank(transition_matrix(adjacency), np.ones(2))
+    two_way = transition_matrix(adjacency + adjacency.T, symmetric=True)
+    with pytest.raises(ValueError, match="damping"):
+        local_pagerank(two_way, np.ones(2), damping=1.0)
+    assert not local_pagerank(two_way, np.zeros(2)).any()
+    assert two_way.single_precision().weight is two_way.weight

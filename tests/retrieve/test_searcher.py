@@ -220,22 +220,31 @@ def test_the_walk_may_add_notes_but_not_displace_the_passages_best(searcher):
     assert np.array_equal(outcome.ranking.doc_scores[others], unpinned.doc_scores[others])
 
 
-def test_full_walks_float32_unsplit_auto_split_and_a_tight_stop_float64(searcher, monkeypatch):
+def test_full_walks_float32_unsplit_auto_split_or_locally_and_a_tight_stop_float64(searcher, monkeypatch):
     import engram_lab.retrieve.scoring as scoring
 
     walks = []
-    real = scoring.personalized_pagerank
+    real, real_local = scoring.personalized_pagerank, scoring.local_pagerank
 
     def recorded(graph, reset, damping, tol, parallel=True):
         walks.append((graph.transition_t.dtype, parallel, tol))
         return real(graph, reset, damping, tol=tol, parallel=parallel)
 
+    def recorded_local(graph, reset, damping, epsilon):
+        walks.append((graph.transition_t.dtype, "local", epsilon))
+        return real_local(graph, reset, damping, epsilon)
+
     monkeypatch.setattr(scoring, "personalized_pagerank", recorded)
+    monkeypatch.setattr(scoring, "local_pagerank", recorded_local)
     question = "Where was the director of Blue Harbour born?"
     full = searcher.search(question, k=3, mode="full")
-    searcher.search(question, k=3, mode="auto")
+    auto = searcher.search(question, k=3, mode="auto")
     tight = searcher.search(question, k=3, settings=RetrievalSettings(ppr_tolerance=1e-10))
-    assert walks == [(np.float32, False, 1e-4), (np.float32, True, 1e-3), (np.float64, False, 1e-10)]
+    monkeypatch.setattr(scoring, "LOCAL_MIN_NNZ", 0)  # as large a graph as 10,000 notes make
+    local = searcher.search(question, k=3, mode="auto")
+    assert walks == [(np.float32, False, 1e-4), (np.float32, True, 1e-3), (np.float64, False, 1e-10),
+                     (np.float32, "local", 1e-7)]
+    assert [r.path for r in local.results] == [r.path for r in auto.results]  # the local walk ranks as the whole one
     assert [r.path for r in tight.results] == [r.path for r in full.results]  # the looser float32 stop ranks the same
 
 
