@@ -41,11 +41,6 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="engram-ppr")
 
 
-# A local walk's rounds cost ~0.15 ms each in scipy's overhead, whatever their size: below this many stored edges the
-# whole-graph walk is the quicker (auto's walks, 40 queries each: rust-rfcs' 67,000 entries 0.5 ms whole against
-# 2.7 local; 10,000 notes' 580,000 entries 7.1 against 5.1; 100,000 notes' ten million 125 against 14).
-LOCAL_MIN_NNZ = 300_000
-
 SINGLE_PRECISION_FLOOR = 1e-6  # a float32 walk cannot resolve changes much below this: tighter stops walk float64
 
 

@@ -14,7 +14,7 @@ import polars as pl
 from engram_lab.index.retrieval_index import RetrievalData
 from engram_lab.retrieve.csls import top_candidates
 from engram_lab.retrieve.fusion import ranks, reciprocal
-from engram_lab.retrieve.ppr import LOCAL_MIN_NNZ, WalkGraph, local_pagerank, personalized_pagerank
+from engram_lab.retrieve.ppr import WalkGraph, local_pagerank, personalized_pagerank
 from engram_lab.retrieve.settings import RetrievalSettings
 
 # Given candidate fact indices (best first), the ones to keep (a subset), or None to leave them unfiltered.
@@ -241,7 +241,7 @@ def rank(data: RetrievalData, settings: RetrievalSettings, walk: WalkGraph | Non
 def _walked(walk: WalkGraph, reset: np.ndarray, settings: RetrievalSettings) -> np.ndarray:
     """The walk's scores: pushed locally from the seeds when the settings ask for it and the graph is large enough
     to pay for it, else stepped over the whole graph."""
-    if settings.ppr_local > 0 and walk.transition_t.nnz >= LOCAL_MIN_NNZ:
+    if settings.ppr_local > 0 and walk.transition_t.nnz >= settings.ppr_local_from:
         return local_pagerank(walk, reset, settings.damping, settings.ppr_local)
     return personalized_pagerank(walk, reset, settings.damping, tol=settings.ppr_tolerance,
                                  parallel=not settings.needs_embeddings)  # the query encoder's threads hold the cores

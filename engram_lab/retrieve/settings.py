@@ -72,7 +72,7 @@ class RetrievalSettings:
     csls: bool | None = None
     use_ppr: bool = True
     damping: float = 0.5  # 1 - restart probability
-    # L1 change at which the walk stops (its scores sum to 1; at damping 0.5 what is left after the stop is at most
+    # L1 change at which a whole walk stops (see ``ppr_local``; its scores sum to 1; at damping 0.5 what is left after the stop is at most
     # the last change). 1e-4 over a float32 matrix instead of 1e-7 over float64 (session 23): no ranking and no
     # confidence moved on any question of the three dev sets, ~14 steps instead of ~23 at a quarter less memory
     # traffic each (10,000 notes: full p50 72 -> 56 ms, alternating runs; BENCHMARKS.md). 1e-7 had replaced 1e-10
@@ -81,9 +81,14 @@ class RetrievalSettings:
     ppr_single_precision: bool = True  # walk a float32 matrix (only sensible with a loose tolerance)
     # Above 0, a large graph's walk pushes the seeds' mass locally (ppr.local_pagerank) instead of stepping over the
     # whole graph, leaving no node's score off by more than this times its edge weight; the tolerance above then only
-    # picks the matrix's precision (a small graph still walks whole, ppr.LOCAL_MIN_NNZ). Worth it when few nodes are
-    # seeded (``auto``), not when every passage is (``full``).
-    ppr_local: float = 0.0
+    # picks the matrix's precision. At 100,000 notes `full`'s walk took ~30 ms against ~170. Walked locally whatever
+    # their size, rust-rfcs and both musique-dev vaults kept every metric of `full` and `auto` at 1e-7, and the
+    # abstention AUROC; 1e-6 lost one musique-dev R@5 (BENCHMARKS.md, session 28). 0: always the whole walk.
+    ppr_local: float = 1e-7
+    # Stored entries from which the walk goes local. Each push round costs ~0.15 ms of scipy's overhead, and `full`
+    # seeds every passage, so a smaller graph walks whole faster: 10,000 notes (580,000 entries) 9.7 ms whole against
+    # 14.7 local; 100,000 notes (10.4 million) ~170 against ~30.
+    ppr_local_from: int = 1_000_000
     lexical_fuzzy: bool = True  # also match names within a small edit distance (slow on very large vaults)
     synonym_threshold: float = 0.8
     edges: EdgeWeights = field(default_factory=EdgeWeights)
@@ -125,12 +130,13 @@ def settings_for(mode: str, base: RetrievalSettings | None = None) -> RetrievalS
     if mode == "graph-off":
         return full.with_(use_ppr=False)
     if mode == "auto":  # names in the query and BM25 seed the graph; no model is loaded
-        # A fast, partial answer: exact and normalised names only, and a walk stopped early: on a large graph a local
-        # one from those few seeds (pushed to 1e-7 of a node's edge weight; at 100,000 notes ~14 ms where the whole
-        # walk stopped at 1e-3 took ~120, and on rust-rfcs and both musique-dev vaults, walked locally, every metric
-        # stayed the same: BENCHMARKS.md), on a small one a whole walk to an L1 change of 1e-3.
+        # A fast, partial answer: exact and normalised names only, and a walk stopped early: a small graph's whole
+        # walk at an L1 change of 1e-3 (about ten iterations at damping 0.5, no score moved by more than 0.1 %), a
+        # local one from 300,000 entries: its few seeds make it the quicker there (40 queries: rust-rfcs' 67,000
+        # entries 0.5 ms whole against 2.7 local; 10,000 notes' 580,000 entries 7.1 against 5.1; 100,000 notes' 10.4
+        # million 125 against 14).
         return full.with_(lexical=1.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, bm25=1.0, passage_share=0.5,
-                          needs_embeddings=False, ppr_tolerance=1e-3, ppr_local=1e-7, lexical_fuzzy=False,
+                          needs_embeddings=False, ppr_tolerance=1e-3, ppr_local_from=300_000, lexical_fuzzy=False,
                           passage_best_first=False)  # measured for `full` only
     if mode == "keyword":
         return full.with_(lexical=0.0, entity_dense=0.0, fact_dense=0.0, passage_dense=0.0, use_ppr=False, needs_embeddings=False,

@@ -50,7 +50,8 @@ def test_a_patched_matcher_equals_one_built_from_the_labels_it_ends_with():
 def test_auto_mode_walks_locally_without_fuzzy_names():
     auto, full = settings_for("auto"), settings_for("full")
     assert not auto.lexical_fuzzy and full.lexical_fuzzy
-    assert auto.ppr_local > 0 and full.ppr_local == 0  # `full` seeds every passage: nothing local to walk
+    assert auto.ppr_local == full.ppr_local > 0 and auto.ppr_tolerance > full.ppr_tolerance
+    assert 0 < auto.ppr_local_from < full.ppr_local_from  # its few seeds make a local walk pay on smaller graphs
     rng = np.random.default_rng(1)
     adjacency = sp.random(300, 300, density=0.02, random_state=2, format="csr")
     graph = transition_matrix(adjacency + adjacency.T, symmetric=True)

@@ -11,7 +11,7 @@ import pytest
 from engram_lab.errors import EngramError
 from engram_lab.indexer import index_vault
 from engram_lab.retrieve.searcher import Searcher
-from engram_lab.retrieve.settings import RetrievalSettings
+from engram_lab.retrieve.settings import RetrievalSettings, settings_for
 
 
 class BagOfWordsEmbedder:
@@ -240,11 +240,14 @@ def test_full_walks_float32_unsplit_auto_split_or_locally_and_a_tight_stop_float
     full = searcher.search(question, k=3, mode="full")
     auto = searcher.search(question, k=3, mode="auto")
     tight = searcher.search(question, k=3, settings=RetrievalSettings(ppr_tolerance=1e-10))
-    monkeypatch.setattr(scoring, "LOCAL_MIN_NNZ", 0)  # as large a graph as 10,000 notes make
-    local = searcher.search(question, k=3, mode="auto")
+    local_full = searcher.search(question, k=3, settings=settings_for("full").with_(ppr_local_from=0))
+    local_auto = searcher.search(question, k=3, settings=settings_for("auto").with_(ppr_local_from=0))
     assert walks == [(np.float32, False, 1e-4), (np.float32, True, 1e-3), (np.float64, False, 1e-10),
-                     (np.float32, "local", 1e-7)]
-    assert [r.path for r in local.results] == [r.path for r in auto.results]  # the local walk ranks as the whole one
+                     (np.float32, "local", 1e-7), (np.float32, "local", 1e-7)]
+    # The local walk ranks as the whole one, scores within its bound.
+    assert [r.path for r in local_full.results] == [r.path for r in full.results]
+    assert [r.path for r in local_auto.results] == [r.path for r in auto.results]
+    assert [r.score for r in local_full.results] == pytest.approx([r.score for r in full.results], abs=1e-4)
     assert [r.path for r in tight.results] == [r.path for r in full.results]  # the looser float32 stop ranks the same
 
 
@@ -278,7 +281,6 @@ def test_a_walk_built_for_an_overlay_since_moved_is_let_go(searcher):
     dead matrix beside the new one until the next run (a reviewer's probe: two walks after every such edit)."""
     import dataclasses
 
-    from engram_lab.retrieve.settings import settings_for
 
     searcher.search("Where was Ana Ruiz born?")
     data, settings = searcher.loaded_data, settings_for("full").for_facts(False)
