@@ -14,9 +14,8 @@ products instead of 12 on rust-rfcs, MuSiQue and the 100,000-note benchmark (eac
 entries there). A random expander graph, whose eigenvalues sit near 0, is the case power iteration wins (9
 products against 11, ``benchmarks/ppr_bench.py``). Other graphs are walked by power iteration.
 
-A few seeds on a large two-way graph may be walked locally instead (``local_pagerank``): residual mass is pushed
-from the nodes holding much of it to their neighbours only, so the work follows the seeds' surroundings, not the
-graph's size.
+A large two-way graph may be walked locally instead (``local_pagerank``): residual mass is pushed from the nodes
+holding much of it to their neighbours only, so the work follows where the seeds' mass goes, not the graph's size.
 """
 
 from __future__ import annotations

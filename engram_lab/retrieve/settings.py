@@ -72,11 +72,12 @@ class RetrievalSettings:
     csls: bool | None = None
     use_ppr: bool = True
     damping: float = 0.5  # 1 - restart probability
-    # L1 change at which a whole walk stops (see ``ppr_local``; its scores sum to 1; at damping 0.5 what is left after the stop is at most
-    # the last change). 1e-4 over a float32 matrix instead of 1e-7 over float64 (session 23): no ranking and no
-    # confidence moved on any question of the three dev sets, ~14 steps instead of ~23 at a quarter less memory
-    # traffic each (10,000 notes: full p50 72 -> 56 ms, alternating runs; BENCHMARKS.md). 1e-7 had replaced 1e-10
-    # in session 20. A tolerance below ``ppr.SINGLE_PRECISION_FLOOR`` walks float64 whatever this flag says.
+    # L1 change at which a whole walk stops (a large graph's goes local: ``ppr_local``). Its scores sum to 1; at
+    # damping 0.5 what is left after the stop is at most the last change. 1e-4 over a float32 matrix instead of 1e-7
+    # over float64 (session 23): no ranking and no confidence moved on any question of the three dev sets, ~14 steps
+    # instead of ~23 at a quarter less memory traffic each (10,000 notes: full p50 72 -> 56 ms, alternating runs;
+    # BENCHMARKS.md). 1e-7 had replaced 1e-10 in session 20. A tolerance below ``ppr.SINGLE_PRECISION_FLOOR`` walks
+    # float64 whatever this flag says.
     ppr_tolerance: float = 1e-4
     ppr_single_precision: bool = True  # walk a float32 matrix (only sensible with a loose tolerance)
     # Above 0, a large graph's walk pushes the seeds' mass locally (ppr.local_pagerank) instead of stepping over the
