@@ -131,18 +131,23 @@ def local_pagerank(graph: WalkGraph, reset: np.ndarray, damping: float = 0.5, ep
     """``personalized_pagerank`` by pushing residual mass (Andersen, Chung and Lang), in rounds: every node holding
     more than ``epsilon`` times its edge weight keeps ``1 - damping`` of it and passes the rest to its neighbours,
     all such nodes at once, until none does. The pushes read edges weighing less than ``1 / ((1 - damping) *
-    epsilon)`` in all, whatever the graph's size: a query seeding a few hundred nodes of a 100,000-note graph reads a
-    fraction of its ten million entries, where each Chebyshev step reads them all.
+    epsilon)`` in all, whatever the graph's size (each round also passes over the node vector a few times): a query
+    seeding a few hundred nodes of a 100,000-note graph reads a fraction of its ten million entries, where each
+    Chebyshev step reads them all.
 
     Two-way graphs only. What is left unpushed changes no node's score by more than ``epsilon`` times its edge
     weight (before the scores are scaled to sum one): by detailed balance, ``v``'s inflow from a residual ``r[u]``
     is ``w(v) / w(u)`` times ``v``'s own walk's share of ``u``, and ``r[u] <= epsilon * w(u)``. The far reaches of
-    the graph are what it leaves out, not the nodes near the seeds that a search ranks.
+    the graph are what it leaves out, not the nodes near the seeds that a search ranks. Computed in the matrix's
+    precision, as ``personalized_pagerank``: a float32 graph adds rounding of about 1e-7 of each score, which can
+    outweigh that bound on a node of small weight.
     """
     if not graph.symmetric or graph.weight is None:
         raise ValueError("a local walk needs a two-way graph (transition_matrix(..., symmetric=True))")
     if not 0.0 <= damping < 1.0:
         raise ValueError("damping must be in [0, 1)")
+    if not (np.isfinite(epsilon) and epsilon > 0):
+        raise ValueError("epsilon must be a positive number (0 would push forever)")
     total = float(reset.sum())
     if total <= 0:
         return np.zeros(graph.size)
@@ -155,7 +160,9 @@ def _push(graph: WalkGraph, residual: np.ndarray, damping: float, epsilon: float
     """The scores kept by the pushes and the residual left (``residual`` is consumed)."""
     weight = graph.weight.astype(residual.dtype, copy=False)  # type: ignore[union-attr]
     inverse = np.divide(1.0, weight, out=np.zeros_like(weight), where=weight > 0)
-    threshold = epsilon * weight
+    # Never below the smallest normal number: a denormal residual times the damping can round back to itself, and a
+    # threshold of 0 would push it forever.
+    threshold = np.maximum(epsilon * weight, np.finfo(residual.dtype).tiny)
     kept = np.zeros_like(residual)
     while (active := np.flatnonzero(residual > threshold)).size:  # strict: a node without edges pushes once
         mass = residual[active]

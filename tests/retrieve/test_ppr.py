@@ -219,7 +219,9 @@ def test_what_a_local_walk_leaves_unpushed_moves_no_score_by_more_than_epsilon_t
     assert np.all(shortfall <= epsilon * walk.weight + 1e-12)
     assert shortfall.max() > 0  # the bound is met by leaving something out, not by pushing everything
     if reset[-1] == 0:  # no mass reaches a dead end: nothing is lost, and the scaled scores stay below the exact ones
-        assert np.all(local_pagerank(walk, reset, damping, epsilon) <= exact + 1e-12)
+        local = local_pagerank(walk, reset, damping, epsilon)
+        assert np.all(local <= exact + 1e-12)
+        assert np.abs(exact - local).sum() < np.abs(exact - kept).sum()  # the residual's restart share brings it closer
 
 
 def test_a_local_walk_reads_the_seeds_surroundings_not_the_whole_graph():
@@ -238,6 +240,15 @@ def test_a_local_walk_reads_the_seeds_surroundings_not_the_whole_graph():
     np.testing.assert_allclose(local[reached], whole[reached], rtol=0, atol=1e-5)
 
 
+@pytest.mark.parametrize("epsilon, damping", [(1e-50, 0.85), (1e-60, 0.9), (1e-300, 0.5)])
+def test_a_local_walk_ends_even_with_an_epsilon_below_what_float32_resolves(epsilon, damping):
+    """A threshold that rounds to 0, or a denormal residual that the damping rounds back to itself, once pushed forever."""
+    two_way = transition_matrix(sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]])), symmetric=True)
+    for walk in (two_way, two_way.single_precision()):
+        got = local_pagerank(walk, np.array([1.0, 0.0]), damping, epsilon)
+        np.testing.assert_allclose(got, personalized_pagerank(walk, np.array([1.0, 0.0]), damping, tol=1e-12), atol=1e-6)
+
+
 def test_a_local_walk_needs_a_two_way_graph_and_a_valid_damping():
     adjacency = sp.csr_matrix(np.array([[0.0, 1.0], [0.0, 0.0]]))
     with pytest.raises(ValueError, match="two-way"):
@@ -245,5 +256,8 @@ def test_a_local_walk_needs_a_two_way_graph_and_a_valid_damping():
     two_way = transition_matrix(adjacency + adjacency.T, symmetric=True)
     with pytest.raises(ValueError, match="damping"):
         local_pagerank(two_way, np.ones(2), damping=1.0)
+    for epsilon in (0.0, -1e-7, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="epsilon"):
+            local_pagerank(two_way, np.ones(2), epsilon=epsilon)
     assert not local_pagerank(two_way, np.zeros(2)).any()
     assert two_way.single_precision().weight is two_way.weight

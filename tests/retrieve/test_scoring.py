@@ -165,3 +165,23 @@ def test_a_dense_leg_cut_to_candidates_is_not_fused_by_section():
     settings = RetrievalSettings(csls=False, passage_candidates=2)
     np.testing.assert_array_equal(passage_leg(data, settings, bm25, cos)[0],
                                   passage_leg(data, settings.with_(section_fusion=0.0), bm25, cos)[0])
+
+
+def test_the_walk_goes_local_from_ppr_local_from_entries_with_the_settings_damping(monkeypatch):
+    import scipy.sparse as sp
+
+    import engram_lab.retrieve.scoring as scoring
+    from engram_lab.retrieve.ppr import transition_matrix
+
+    calls = []
+    monkeypatch.setattr(scoring, "local_pagerank", lambda g, r, d, e: calls.append(("local", d, e)) or np.zeros(g.size))
+    monkeypatch.setattr(scoring, "personalized_pagerank",
+                        lambda g, r, d, tol, parallel: calls.append(("whole", d, tol)) or np.zeros(g.size))
+    upper = sp.random(30, 30, density=0.1, random_state=3, format="csr")
+    walk = transition_matrix(upper + upper.T, symmetric=True)
+    entries, reset = walk.transition_t.nnz, np.ones(30)
+    settings = RetrievalSettings(damping=0.85, ppr_local=1e-6, ppr_tolerance=1e-5)
+    scoring._walked(walk, reset, settings.with_(ppr_local_from=entries))
+    scoring._walked(walk, reset, settings.with_(ppr_local_from=entries + 1))
+    scoring._walked(walk, reset, settings.with_(ppr_local_from=0, ppr_local=0.0))  # 0: always the whole walk
+    assert calls == [("local", 0.85, 1e-6), ("whole", 0.85, 1e-5), ("whole", 0.85, 1e-5)]
