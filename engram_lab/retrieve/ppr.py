@@ -116,15 +116,22 @@ def personalized_pagerank(
     Computed in the matrix's precision: a float32 graph cannot resolve changes much below 1e-6. ``parallel``: steps
     may use the graph's row blocks (not right after the query encoder, ``PARALLEL_MIN_NNZ``).
     """
+    scaled = _scaled_reset(graph, reset, damping)
+    if scaled is None:
+        return np.zeros(graph.size)
+    walk = _chebyshev if graph.symmetric else _power_iteration
+    return walk(graph, scaled, damping, tol, max_iter, parallel).astype(np.float64, copy=False)
+
+
+def _scaled_reset(graph: WalkGraph, reset: np.ndarray, damping: float) -> np.ndarray | None:
+    """``reset`` scaled to sum one, a new array in the matrix's precision, or None when it holds no mass; a damping
+    outside [0, 1) is refused."""
     if not 0.0 <= damping < 1.0:
         raise ValueError("damping must be in [0, 1)")
     total = float(reset.sum())
     if total <= 0:
-        return np.zeros(graph.size)
-    dtype = graph.transition_t.dtype
-    reset = (reset / total).astype(dtype, copy=False)
-    walk = _chebyshev if graph.symmetric else _power_iteration
-    return walk(graph, reset, damping, tol, max_iter, parallel).astype(np.float64, copy=False)
+        return None
+    return (reset / total).astype(graph.transition_t.dtype, copy=False)
 
 
 def local_pagerank(graph: WalkGraph, reset: np.ndarray, damping: float = 0.5, epsilon: float = 1e-7) -> np.ndarray:
@@ -144,14 +151,12 @@ def local_pagerank(graph: WalkGraph, reset: np.ndarray, damping: float = 0.5, ep
     """
     if not graph.symmetric or graph.weight is None:
         raise ValueError("a local walk needs a two-way graph (transition_matrix(..., symmetric=True))")
-    if not 0.0 <= damping < 1.0:
-        raise ValueError("damping must be in [0, 1)")
     if not (np.isfinite(epsilon) and epsilon > 0):
         raise ValueError("epsilon must be a positive number (0 would push forever)")
-    total = float(reset.sum())
-    if total <= 0:
+    scaled = _scaled_reset(graph, reset, damping)
+    if scaled is None:
         return np.zeros(graph.size)
-    kept, residual = _push(graph, (reset / total).astype(graph.transition_t.dtype), damping, epsilon)
+    kept, residual = _push(graph, scaled, damping, epsilon)
     estimate = kept + (1.0 - damping) * residual  # the restart share of what stays unpushed: its first step
     return (estimate / (kept.sum() + residual.sum())).astype(np.float64, copy=False)
 
