@@ -13,7 +13,6 @@ which are projections and rebuilt whole when they move.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Iterator, Set
@@ -41,11 +40,12 @@ from engram_lab.resolve.evidence import Expansions, PairEvidence, score_pair
 from engram_lab.resolve.focus import (entity_digests, keep_recorded, keep_stored_digests, moved_entities, record_digests,
                                       stored_digests)
 from engram_lab.resolve.graphs import analysis_quads, held_judgments, judgment_quads, overlay_quads, retired_quads
+from engram_lab.resolve.held_record import judgments_digest, record_held, recorded_held
 from engram_lab.resolve.name_keys import MEMO_FILE
 from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, pair_key, resolve_state, state_among
 from engram_lab.resolve.overlay import Pair as IriPair
 from engram_lab.resolve import names as nm
-from engram_lab.resolve.supersession import Candidate, DatedDecision, dated_decisions, find_candidates
+from engram_lab.resolve.supersession import Candidate, DatedDecision, dated_decisions, find_candidates, linked_titles
 from engram_lab.state.db import OVERLAY_GENERATION, bump_counter, engram_dir, ledger_connection, open_ledger, read_meta, set_meta, transaction
 from engram_lab.state.decisions import Decision, DecisionLedger, machine_decision_id
 from engram_lab.state.lock import vault_write_lock
@@ -82,11 +82,29 @@ class TableData:
 
     def decisions(self, state: ResolutionState) -> list[DatedDecision]:
         names = dict(zip(self.view.iris, self.view.names))
-        note_by_title: dict[str, str] = {}
-        for doc_id, title, path in zip(self.documents["doc_id"].to_list(), self.documents["title"].to_list(), self.documents["path"].to_list()):
-            for form in _title_forms(title or "", path):
-                note_by_title.setdefault(form, doc_id)
-        return dated_decisions(self.statements, state, names, note_by_title)
+        return dated_decisions(self.statements, state, names, notes_titled(self.documents, linked_titles(self.statements)))
+
+
+def notes_titled(documents: pl.DataFrame, forms: Set[str]) -> dict[str, str]:
+    """Each of ``forms`` that a note's folded title, file stem or path equals -> the first such note (table order).
+
+    Folding every note's three names took 2 s the first time a process recomputed the candidates at 100,000 notes,
+    for the few names decisions link to. Folding keeps an ASCII text's letters and digits, lower-cased, so a note
+    whose title and path are ASCII can fold to a form only if one of them, lower-cased, contains the form's first
+    word: only those notes, and those with other characters, are folded."""
+    if not forms:
+        return {}
+    candidates = documents.select("doc_id", "title", "path")
+    if "" not in forms:  # an empty form has no first word to look for
+        words = sorted({form.split(" ", 1)[0] for form in forms})
+        text = pl.concat_str(pl.col("title").fill_null(""), pl.lit("\n"), pl.col("path"))
+        candidates = candidates.filter(text.str.contains(r"[^\x00-\x7F]") | text.str.to_lowercase().str.contains_any(words))
+    found: dict[str, str] = {}
+    for doc_id, title, path in candidates.iter_rows():
+        for form in _title_forms(title or "", path):
+            if form in forms:
+                found.setdefault(form, doc_id)
+    return found
 
 
 @lru_cache(maxsize=1 << 18)  # a process recomputing the candidates (a delete, say) folded every note's names again: 9 s
@@ -260,8 +278,7 @@ def _withdraw_unsupported(ledger: DecisionLedger, decisions: list[Decision], sco
 @kept_for_last  # the state of the last edit, usually (0.05 s at 10,000 notes)
 def _overlay_digest(state: ResolutionState) -> str:
     """What the overlay graph is written from: the judgments in force and the merges kept apart."""
-    payload = sorted((d.decision_id, state.blocked.get(d.decision_id, "")) for d in state.judgments.values())
-    return hashlib.sha256(json.dumps(payload).encode("utf-8")).hexdigest()
+    return judgments_digest(_overlay_judgments(state))
 
 
 def _candidates_affected(data: TableData, changed_docs: set[str], queue: ReviewQueue) -> bool:
@@ -314,7 +331,7 @@ def _stored(c: Candidate) -> StoredCandidate:
 
 # Per store, the judgments its overlay graph holds as this process last wrote them, and the digest written beside
 # them: while the ledger still carries that digest no other writer has changed the graph, and reading the judgments
-# back from it (1.2 s after a delete at 100,000 notes) is not needed.
+# back from it (1.2 s after a delete at 100,000 notes) is not needed. A new process reads ``held_record``'s table.
 _HELD: LastFew[Path, tuple[str, dict[str, str | None]]] = LastFew(4)
 
 
@@ -327,8 +344,11 @@ def write_projections(vault: Path, state: ResolutionState, candidates: list[Cand
         written = _swap_overlay_digest(vault, "")
         kept = _HELD.get(store_dir)
         held = kept[1] if kept is not None and written and kept[0] == written else None
+        if held is None and written:  # a process that has not written the graph yet: the record, if it is current
+            held = recorded_held(engram_dir(vault) / ANALYSIS_DIR, written)
         wanted = _overlay_judgments(state)
         _write_projections(vault, state, candidates, docs, held, wanted)
+        record_held(engram_dir(vault) / ANALYSIS_DIR, wanted)
         digest = _overlay_digest(state)
         _swap_overlay_digest(vault, digest)
     _HELD[store_dir] = (digest, wanted)

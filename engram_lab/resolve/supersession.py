@@ -93,14 +93,27 @@ def surface_words(stems: list[str], *texts: str) -> list[str]:
     return [seen.get(stem, stem) for stem in stems]
 
 
+def _dated(statements: pl.DataFrame) -> pl.DataFrame:
+    return statements.filter((pl.col("kind") == "decision") & pl.col("date").is_not_null())
+
+
+def _link_targets(text: str) -> list[str]:
+    return [nm.loose(t) for t in _WIKILINK.findall(text)]
+
+
+def linked_titles(statements: pl.DataFrame) -> set[str]:
+    """The folded names of every note a dated decision links to: the only titles ``dated_decisions`` looks up."""
+    return {t for text in _dated(statements)["text"].to_list() for t in _link_targets(text)}
+
+
 def dated_decisions(statements: pl.DataFrame, state: ResolutionState, names: dict[str, str],
                     note_by_title: dict[str, str]) -> list[DatedDecision]:
-    """Decision statements with a date; subjects mapped to resolved entities, links to the notes they name."""
-    rows = statements.filter((pl.col("kind") == "decision") & pl.col("date").is_not_null())
+    """Decision statements with a date; subjects mapped to resolved entities, links to the notes they name
+    (``note_by_title``: a note by its folded title, holding at least every form ``linked_titles`` gives)."""
     out = []
-    for r in rows.iter_rows(named=True):
+    for r in _dated(statements).iter_rows(named=True):
         span = (r["start"], r["end"]) if r["start"] is not None else None
-        targets = [nm.loose(t) for t in _WIKILINK.findall(r["text"])]
+        targets = _link_targets(r["text"])
         linked = frozenset(doc for t in targets if (doc := note_by_title.get(t)) is not None)
         subjects = {
             iri: names.get(iri, "") for iri in (r["about"] or [])

@@ -118,3 +118,46 @@ def test_a_process_writes_from_what_it_wrote_last_unless_another_writer_moved_th
                 assert len(reads) == before, step  # written from what this process wrote last
     finally:
         conn.close()
+
+
+def test_a_new_process_writes_from_the_record_while_it_matches_the_ledgers_digest(tmp_path: Path, monkeypatch) -> None:
+    """A process that has not written the graph yet (its memory cleared) takes what the graph holds from the record
+    beside the analysis, without reading the graph, while the record's digest is the ledger's; a writer that moved
+    the graph without recording it, or a damaged record, sends it back to the graph."""
+    from engram_lab.resolve import run
+    from engram_lab.resolve.held_record import HELD_FILE
+    from engram_lab.state.db import set_meta, transaction
+
+    rng = random.Random(8)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    record = engram_dir(vault) / run.ANALYSIS_DIR / HELD_FILE
+    conn = open_ledger(vault)
+    ledger = DecisionLedger(conn)
+    reads: list[int] = []
+    real = run.held_judgments
+    monkeypatch.setattr(run, "held_judgments", lambda quads_of: reads.append(1) or real(quads_of))
+    try:
+        for step in range(18):
+            for _ in range(rng.randint(1, 3)):
+                a, b = rng.sample(ENTITIES, 2)
+                ledger.record(RESOLUTION, a, b, rng.choice(VERDICTS), "auto", {"step": step})
+            present = set(rng.sample(ENTITIES, rng.randint(5, len(ENTITIES))))
+            run._HELD.clear()  # a new process
+            if step % 6 == 3:  # another writer moved the graph and set its digest, but kept no record
+                moved = resolve_state(ledger.all(with_evidence=False), set(ENTITIES))
+                run._write_projections(vault, moved, [], None)
+                with transaction(conn):
+                    set_meta(conn, run.OVERLAY_DIGEST, run._overlay_digest(moved))
+            if step % 6 == 5:
+                record.write_bytes(b"not a table")
+            before = len(reads)
+            run.write_projections(vault, resolve_state(ledger.all(with_evidence=False), present), [])
+            assert _held(vault) == _whole(tmp_path, ledger, present), step
+            if step % 6 in (3, 5):
+                assert len(reads) == before + 1, step
+            elif step > 0:
+                assert len(reads) == before, step  # the record stood for the graph
+            assert record.is_file()
+    finally:
+        conn.close()

@@ -77,3 +77,34 @@ def test_a_notes_title_forms_equal_the_path_rules_they_replaced():
                         ("", ".hidden.md"), ("Ådne", "dir.x/file"), ("", "notes/Café.ipynb")]:
         expected = tuple(nm.loose(form) for form in (title, Path(path).stem, str(Path(path).with_suffix(""))))
         assert _title_forms(title, path) == expected
+
+
+def test_notes_titled_finds_what_folding_every_note_finds():
+    """Only notes whose title or path could fold to a wanted form are folded: over random titles and paths (case,
+    punctuation, leading articles, legal suffixes, accents, other scripts), each wanted form maps to the note
+    folding every note's names maps it to."""
+    import random
+
+    import polars as pl
+
+    from engram_lab.resolve.run import _title_forms, notes_titled
+
+    rng = random.Random(3)
+    words = ["Sensor", "review", "the", "Acme", "Inc", "kick-off", "2026", "Café", "Straße", "ÅDNE", "Δelta", "x_y", "Dr.", "NOTES"]
+    rows = []
+    for i in range(400):
+        title = " ".join(rng.choice(words) for _ in range(rng.randint(0, 3))) if rng.random() > 0.1 else None
+        folder = rng.choice(["", "meetings/", "a.b/", "Notes/Sub dir/"])
+        rows.append((f"d{i}", title, f"{folder}{rng.choice(words)}{rng.choice(['', ' ', '-'])}{rng.choice(words)}{rng.choice(['.md', '.ipynb', ''])}"))
+    documents = pl.DataFrame(rows, schema={"doc_id": pl.String, "title": pl.String, "path": pl.String}, orient="row")
+    every: dict[str, str] = {}
+    for doc_id, title, path in rows:
+        for form in _title_forms(title or "", path):
+            every.setdefault(form, doc_id)
+    held = sorted(every)
+    for trial in range(60):
+        forms = set(rng.sample(held, rng.randint(0, 6))) | ({"no such note"} if trial % 3 == 0 else set())
+        if trial % 10 == 0:
+            forms.add("")
+        assert notes_titled(documents, forms) == {form: every[form] for form in forms if form in every}, forms
+    assert any(not f.isascii() for f in held) and "" in every  # the cases the draw must reach
