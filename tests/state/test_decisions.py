@@ -246,3 +246,22 @@ def test_a_rebuilt_ledger_is_never_answered_from_the_old_ones_verdicts(ledger, v
     finally:
         conn.close()
     ledger.conn = open_ledger(vault)  # for the fixture's close
+
+
+def test_reads_without_evidence_are_the_decisions_less_their_evidence(ledger):
+    """``all(with_evidence=False)`` and ``touching`` read no evidence column, by position: every other field as
+    ``all`` gives it, retracted ones, order and kind filters included."""
+    from dataclasses import replace
+
+    made = [ledger.record("resolution", f"{E}a{i}", f"{E}b{i % 3}", "same" if i % 2 else "related", "user", {"i": i})
+            for i in range(7)]
+    ledger.record("supersession", "urn:d:early", "urn:d:late", "accept", "user", {"why": "newer"})
+    ledger.retract(made[2].decision_id)
+    bare = [replace(d, evidence={}) for d in ledger.all()]
+    assert ledger.all(with_evidence=False) == bare and any(not d.active for d in bare)
+    assert ledger.all(with_evidence=False, kind="resolution") == [d for d in bare if d.kind == "resolution"]
+    assert ledger.all(with_evidence=False, include_retracted=False) == [d for d in bare if d.active]
+    wanted = {f"{E}b1", f"{E}a4"}
+    assert ledger.touching("resolution", wanted) == [d for d in bare if d.kind == "resolution" and {d.subject, d.object} & wanted]
+    assert ledger.touching("resolution", wanted, include_retracted=False) == [
+        d for d in bare if d.kind == "resolution" and d.active and {d.subject, d.object} & wanted]
