@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +24,7 @@ from engram_lab.graph.store import STORE_DIR, query_read_only
 from engram_lab.index.derived import refresh_keyword_index
 from engram_lab.index.embeddings import Embedder, default_embedder, lazy_embedder
 from engram_lab.index.progress import ANALYSIS, KEYWORDS, StageListener, StageProgress
-from engram_lab.index.retrieval_index import refresh_retrieval_index, warm_edges
+from engram_lab.index.retrieval_index import RetrievalData, refresh_retrieval_index, warm_edges
 from engram_lab.indexer import IndexReport, index_vault, reindex_with
 from engram_lab.ingest import IngestedFile, ingest_file
 from engram_lab.learn import LearnResult, accept_learned, learn, pending_learned
@@ -33,7 +33,7 @@ from engram_lab.retrieve.results import SearchResult
 from engram_lab.retrieve.searcher import SearchOutcome, Searcher
 from engram_lab.retrieve.settings import ABLATIONS, MODES
 from engram_lab.resolve.dismiss import Dismissal, dismiss_rule, retract_batch
-from engram_lab.resolve.run import AnalysisReport, warm_analysis
+from engram_lab.resolve.run import AnalysisInputs, AnalysisReport, read_inputs, warm_analysis
 from engram_lab.resolve.service import (
     import_decisions, judge_pair, pending_pairs, pending_rules, retract_decision, run_analysis, supersession_candidates,
     supersession_verdict,
@@ -80,10 +80,14 @@ class Engine:
         started = time.perf_counter()
         with StageProgress(progress, on_stage) as bar:
             report = index_vault(self.vault, full=full, progress=progress, stages=bar)
-            self._build_search_indexes(bar)
-            bar.stage(ANALYSIS, 1)
-            with self._preparing(warm):  # the walk's matrices on the other core, while the analysis runs
-                self.analysis = self._analyse(report, full)  # after the retrieval index: it reads its synonym pairs
+            # On the other core: the analysis's reads of the tables while BM25 and the retrieval index are built, then
+            # the walk's matrices while the index's files are written and the analysis runs.
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-analysis") as reader:
+                inputs = reader.submit(read_inputs, self.vault) if self._focused(report, full) else None
+                with self._preparing(warm) as prepare:
+                    self._build_search_indexes(bar, prepare)
+                    bar.stage(ANALYSIS, 1)
+                    self.analysis = self._analyse(report, full, inputs)  # after the retrieval index: it reads its synonym pairs
             warming = warm and not self._analysis_warm
             if warming and self.analysis is None:
                 warm_analysis(self.vault)  # nothing to analyse now: read what the next edit's pass keeps
@@ -101,34 +105,63 @@ class Engine:
         return report
 
     @contextmanager
-    def _preparing(self, warm: bool) -> Iterator[None]:
-        """With ``warm``, load the new index and build the walk's matrices on a thread while the block runs (an edit's
-        analysis: mostly Python, where the matrices are mostly numpy and scipy). They are built for the overlay as it
-        stands before the analysis; when the analysis moves it, the ``prepare`` after the block builds them again. A
-        failure here is left to that ``prepare`` to raise."""
+    def _preparing(self, warm: bool) -> Iterator[Callable[[RetrievalData | None], None]]:
+        """With ``warm``, what the block hands the callback is prepared on a thread while the block goes on: an index
+        just built (``Searcher.prepare_built``, while its files are written and the analysis runs: mostly Python, where
+        the matrices are mostly numpy and scipy), or None for the published one (``prepare``). The walk is built for
+        the overlay as it stands before the analysis; when the analysis moves it, the ``prepare`` after the block
+        builds it again. A failure here is left to that ``prepare`` to raise."""
         if not warm:
-            yield
+            yield lambda data: None
             return
-        searcher = self.searcher
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-prepare") as pool:
-            pending = pool.submit(searcher.prepare)
+            pending: list[Future[None]] = []
+
+            def prepare(data: RetrievalData | None) -> None:
+                searcher = self.searcher
+                pending.append(pool.submit(searcher.prepare) if data is None else pool.submit(searcher.prepare_built, data))
+
             try:
-                yield
+                yield prepare
             finally:
-                if pending.exception() is not None:
+                if any(job.exception() is not None for job in pending):
                     self._searcher = None  # a fresh searcher for the prepare that follows, which raises it again
 
-    def _build_search_indexes(self, bar: StageProgress) -> None:
-        """BM25 and the retrieval index (embeddings through the cache, so only new texts are encoded, then neighbours)."""
+    def _build_search_indexes(self, bar: StageProgress,
+                              prepare: Callable[[RetrievalData | None], None] = lambda data: None) -> None:
+        """BM25 and the retrieval index (embeddings through the cache, so only new texts are encoded, then neighbours).
+        ``prepare``: handed the new retrieval index once built, or None once the published one is current."""
         self._searcher = None
         bar.stage(KEYWORDS, 1)
         reads = DocumentReads()  # both indexes read every document row: once
         refresh_keyword_index(self.vault, reads=reads)
         bar.advance()
-        refresh_retrieval_index(self.vault, lazy_embedder(self.embedder_factory), progress=bar, reads=reads)
+        built: list[RetrievalData] = []
 
-    def _analyse(self, report: IndexReport, full: bool) -> AnalysisReport | None:
-        """Focused on the changed notes when the last analysis saw the state before this run, else over everything."""
+        def on_built(data: RetrievalData) -> None:
+            built.append(data)
+            prepare(data)
+
+        refresh_retrieval_index(self.vault, lazy_embedder(self.embedder_factory), progress=bar, reads=reads, on_built=on_built)
+        if not built:
+            prepare(None)
+
+    def _focused(self, report: IndexReport, full: bool) -> bool:
+        """Whether this run's analysis is a pass focused on fewer notes than stayed as they were: only then do its
+        reads of the tables go beside the search indexes' build (a first run's build holds the most memory it ever
+        will, and its analysis waits for it as before)."""
+        changes = len(report.added) + len(report.updated) + len(report.renamed) + len(report.deleted)
+        if full or changes == 0 or changes >= report.unchanged:
+            return False
+        conn = open_ledger(self.vault)
+        try:
+            return read_counter(conn, ANALYSED_GENERATION) == report.generation_before
+        finally:
+            conn.close()
+
+    def _analyse(self, report: IndexReport, full: bool, inputs: Future[AnalysisInputs] | None = None) -> AnalysisReport | None:
+        """Focused on the changed notes when the last analysis saw the state before this run, else over everything.
+        ``inputs``: the tables' reads, under way since the run wrote them."""
         conn = open_ledger(self.vault)
         try:
             documents = DocumentTable(conn)
@@ -141,7 +174,7 @@ class Engine:
         if analysed == generation and not full:
             return None
         focus = None if full or analysed != report.generation_before else ids
-        result = run_analysis(self.vault, focus)
+        result = run_analysis(self.vault, focus, inputs.result() if inputs is not None else None)
         conn = open_ledger(self.vault)
         try:
             with transaction(conn):

@@ -58,13 +58,17 @@ def test_the_matrices_are_built_beside_the_analysis_and_the_search_uses_them(vau
 
     engine = _engine(vault, write)
     engine.index(progress=False)
-    calls: list[tuple[str, bool]] = []  # (thread, whether the analysis had finished)
-    real_prepare, real_analyse = Searcher.prepare, Engine._analyse
+    calls: list[tuple[str, str, bool]] = []  # (method, thread, whether the analysis had finished)
+    real_prepare, real_built, real_analyse = Searcher.prepare, Searcher.prepare_built, Engine._analyse
     analysed = threading.Event()
 
     def prepare(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        calls.append((threading.current_thread().name, analysed.is_set()))
+        calls.append(("prepare", threading.current_thread().name, analysed.is_set()))
         return real_prepare(self, *args, **kwargs)
+
+    def prepare_built(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(("prepare_built", threading.current_thread().name, analysed.is_set()))
+        return real_built(self, *args, **kwargs)
 
     def analyse(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         result = real_analyse(self, *args, **kwargs)
@@ -72,14 +76,36 @@ def test_the_matrices_are_built_beside_the_analysis_and_the_search_uses_them(vau
         return result
 
     monkeypatch.setattr(Searcher, "prepare", prepare)
+    monkeypatch.setattr(Searcher, "prepare_built", prepare_built)
     monkeypatch.setattr(Engine, "_analyse", analyse)
     write("city.md", "# Porto Velho\n\nPorto Velho lies on the Madeira River. Ana Ruiz was born in Porto Velho.\n")
     engine.index(progress=False, warm=True)
-    assert calls[0][0].startswith("engram-prepare") and calls[-1] == (threading.main_thread().name, True)
+    assert [c[:2] for c in calls] == [("prepare_built", "engram-prepare_0"), ("prepare", threading.main_thread().name)]
+    assert calls[-1][2]  # the last prepare came after the analysis
     walks = dict(engine.searcher._walks)
     assert any(key[3] == ledger_counters(vault).overlay for key in walks)  # for the overlay the analysis left
     assert walks and engine.query("Madeira River").results[0].path == "city.md"
     assert engine.searcher._walks == walks  # the search found the walk built: it built none of its own
+
+
+def test_a_walk_built_before_the_index_was_published_serves_its_searches(vault, write, monkeypatch):
+    """When the analysis leaves the overlay as it was, the walk ``prepare_built`` made for the new index (before its
+    files were written) is the one the prepare after the analysis and the search use: built once."""
+    import engram_lab.retrieve.searcher as searcher_module
+
+    engine = _engine(vault, write)
+    engine.index(progress=False, warm=True)
+    built: list[int] = []
+    real = searcher_module.adjacency
+    monkeypatch.setattr(searcher_module, "adjacency", lambda *a, **k: built.append(1) or real(*a, **k))
+    overlay = ledger_counters(vault).overlay
+    write("film.md", NOTES["film.md"] + "\nIt rained all week.\n")
+    engine.index(progress=False, warm=True)
+    assert ledger_counters(vault).overlay == overlay  # the edit moved no judgment
+    data = engine.searcher.loaded_data
+    assert data is not None and "rained" in " ".join(data.sections["text"].to_list())
+    assert engine.query("Where was the director of Blue Harbour born?").results[0].path == "film.md"
+    assert built == [1]
 
 
 def test_a_failure_preparing_beside_the_analysis_is_raised_by_the_prepare_after_it(vault, write, monkeypatch):
@@ -223,3 +249,73 @@ def test_a_warm_start_ends_with_a_full_collection_and_only_the_first(vault, writ
     write("city.md", "# Porto Velho\n\nPorto Velho lies on the Madeira River.\n")
     engine.index(progress=False, warm=True)
     assert collected == [1]
+
+
+def _resolution_outcome(vault) -> tuple[object, ...]:
+    """What an analysis leaves: decisions in force, the review queue, the supersession candidates and the overlay graph."""
+    from engram_lab.graph import vocabulary as v
+    from engram_lab.graph.store import STORE_DIR, GraphStore
+    from engram_lab.state.db import engram_dir, ledger_connection
+    from engram_lab.state.decisions import DecisionLedger
+    from engram_lab.state.review import ReviewQueue
+
+    with ledger_connection(vault) as conn:
+        decisions = sorted((d.subject, d.object, d.verdict, d.actor, d.active) for d in DecisionLedger(conn).all())
+        queue = sorted(ReviewQueue(conn).keys())
+        candidates = sorted((c.earlier, c.later) for c in ReviewQueue(conn).candidates())
+    store = GraphStore(engram_dir(vault) / STORE_DIR)
+    try:
+        overlay = sorted(str(q) for q in store.quads(v.OVERLAY_GRAPH))
+    finally:
+        store.close()
+    return decisions, queue, candidates, overlay
+
+
+RESOLVING = {
+    "a.md": "# Northern Estuary Research Institute\n\nThe Northern Estuary Research Institute (NERI) studies tides.\n\n"
+            "## Decisions\n- 2026-01-14 Decision: deploy CT-200 sensors at every station.\n",
+    "b.md": "# Tides\n\nNERI measured the tides. Ana Ruiz leads the Nothern Estuary Research Institute.\n",
+    "c.md": "# Sensor review\n\n## Decisions\n- 2026-03-18 Decision: replace the CT-200 sensors with AS-5 probes.\n",
+    "e.md": "# Boats\n\nThe survey boat Heron carries the CT-200.\n",
+    "f.md": "# Weather\n\nStorms close the estuary in March.\n",
+}
+
+
+def test_an_edits_analysis_reads_the_tables_beside_the_build_and_decides_as_it_would_after_it(tmp_path, monkeypatch):
+    """A focused pass takes its reads of the tables from a thread started when the notes were indexed; what it
+    decides (judgments, queue, candidates, overlay) is what the same pass decides reading them itself. A first run,
+    a full run and a run with nothing changed read nothing beside the build."""
+    import threading
+
+    from engram_lab.resolve import run
+
+    outcomes, threads = [], []
+    real = run.read_inputs
+    for beside in (True, False):
+        threads.clear()
+        vault = tmp_path / f"vault-{beside}"
+        vault.mkdir()
+        for name, text in RESOLVING.items():
+            (vault / name).write_text(text, encoding="utf-8")
+        engine = Engine(vault, embedder_factory=CountingEmbedder)
+        monkeypatch.setattr("engram_lab.engine.read_inputs",
+                            lambda v: threads.append(threading.current_thread().name) or real(v))
+        engine.index(progress=False)
+        assert threads == []  # a first run: the analysis reads after the build
+        before = _resolution_outcome(vault)
+        if not beside:
+            monkeypatch.setattr(Engine, "_focused", lambda self, report, full: False)
+        (vault / "d.md").write_text("# Staff\n\nTom Hale joined NERI. Tom Hale works for the Northern Estuary Research "
+                                    "Institute.\n\n## Decisions\n- 2026-04-02 Decision: replace the AS-5 probes at every "
+                                    "station with CT-200 sensors.\n", encoding="utf-8")
+        (vault / "b.md").write_text(RESOLVING["b.md"] + "The N.E.R.I. board met.\n", encoding="utf-8")
+        engine.index(progress=False, warm=True)
+        outcomes.append(_resolution_outcome(vault))
+        assert outcomes[-1][1:3] != before[1:3]  # the edit's pass queued or found something new
+        if beside:
+            assert threads == ["engram-analysis_0"]
+            engine.index(progress=False)  # nothing changed
+            engine.index(progress=False, full=True)
+            assert threads == ["engram-analysis_0"]
+        monkeypatch.undo()
+    assert outcomes[0] == outcomes[1] and all(outcomes[0][1:3])  # pairs queued and candidates found

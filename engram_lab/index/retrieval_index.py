@@ -658,9 +658,12 @@ def fresh_retrieval_index(vault: Path, model: str, generation: int | None = None
 
 
 def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | None = None,
-                            progress: StageProgress | None = None, reads: DocumentReads | None = None) -> Path:
+                            progress: StageProgress | None = None, reads: DocumentReads | None = None,
+                            on_built: Callable[[RetrievalData], None] | None = None) -> Path:
     """The current retrieval index folder, patched from the last published one when the ledger moved on (rebuilt
-    when there is none of this layout and model, or many notes changed). ``reads``: as ``refresh_keyword_index``'s."""
+    when there is none of this layout and model, or many notes changed). ``reads``: as ``refresh_keyword_index``'s.
+    ``on_built(data)``: called with a new index once built, before its files are written (the object ``load``
+    then gives for its folder)."""
     fresh = fresh_retrieval_index(vault, embedder.name, generation)
     if fresh is not None:
         return fresh
@@ -669,6 +672,8 @@ def refresh_retrieval_index(vault: Path, embedder: Embedder, generation: int | N
 
     def write(folder: Path) -> None:
         data, built_at = build_retrieval_data(vault, embedder, folder, progress=progress, previous=previous, reads=reads)
+        if on_built is not None:
+            on_built(data)
         save(data, built_at, folder)
         remember(folder, data)
 

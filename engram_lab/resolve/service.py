@@ -16,7 +16,7 @@ from engram_lab.extract.kinds import compatible
 from engram_lab.graph.vocabulary import ENTITY_PREFIX, normalise_label
 from engram_lab.resolve.entities import EntityView
 from engram_lab.resolve.overlay import RESOLUTION, ResolutionState, resolve_state
-from engram_lab.resolve.run import AnalysisReport, analyse_vault, changing_decisions, load_tables
+from engram_lab.resolve.run import AnalysisInputs, AnalysisReport, analyse_vault, changing_decisions, load_tables
 from engram_lab.resolve.supersession import SUPERSESSION, surface_words
 from engram_lab.state.db import ledger_connection
 from engram_lab.state.decisions import Decision, DecisionLedger
@@ -122,12 +122,12 @@ def import_decisions(vault: Path, path: Path) -> dict[str, int]:
         return ledger.import_json(path)
 
 
-def run_analysis(vault: Path, changed_docs: set[str] | None = None) -> AnalysisReport:
-    """The analysis pass with the judge the vault's config asks for."""
+def run_analysis(vault: Path, changed_docs: set[str] | None = None, inputs: AnalysisInputs | None = None) -> AnalysisReport:
+    """The analysis pass with the judge the vault's config asks for (``inputs``: as ``analyse_vault``'s)."""
     config = load_config(vault)
     judge = None
     if config.resolution.judge == "llm":
         from engram_lab.resolve.llm_judge import LLMJudge  # imports the openai client
 
         judge = LLMJudge(config.resolution.endpoint)
-    return analyse_vault(vault, changed_docs=changed_docs, judge=judge)
+    return analyse_vault(vault, changed_docs=changed_docs, judge=judge, inputs=inputs)
