@@ -86,13 +86,13 @@ def test_the_history_keeps_merges_apart_and_empties_the_graph(tmp_path: Path) ->
         conn.close()
 
 
-def test_a_process_writes_from_what_it_wrote_last_unless_another_writer_moved_the_graph(tmp_path: Path, monkeypatch) -> None:
-    """The overlay graph is not read back while the ledger carries the digest this process wrote beside it; it is
-    when the digest is another's, or gone (a run killed while writing)."""
+def _write_history(tmp_path: Path, monkeypatch, seed: int, steps: int, disturb) -> None:  # type: ignore[no-untyped-def]
+    """Random steps of automatic judgments among entities that come and go, each written by ``write_projections`` and
+    checked against the graph written whole. ``disturb(step, conn)`` runs before each write and says whether the
+    write must read the graph back; a write it does not disturb must not (after the first)."""
     from engram_lab.resolve import run
-    from engram_lab.state.db import set_meta, transaction
 
-    rng = random.Random(5)
+    rng = random.Random(seed)
     vault = tmp_path / "vault"
     vault.mkdir()
     conn = open_ledger(vault)
@@ -101,23 +101,36 @@ def test_a_process_writes_from_what_it_wrote_last_unless_another_writer_moved_th
     real = run.held_judgments
     monkeypatch.setattr(run, "held_judgments", lambda quads_of: reads.append(1) or real(quads_of))
     try:
-        for step in range(24):
+        for step in range(steps):
             for _ in range(rng.randint(1, 3)):
                 a, b = rng.sample(ENTITIES, 2)
                 ledger.record(RESOLUTION, a, b, rng.choice(VERDICTS), "auto", {"step": step})
             present = set(rng.sample(ENTITIES, rng.randint(5, len(ENTITIES))))
-            if step % 6 == 5:  # another writer's digest: this process must read the graph
-                with transaction(conn):
-                    set_meta(conn, run.OVERLAY_DIGEST, "another process's" if step % 12 == 5 else "")
+            reread = disturb(step, vault, conn, ledger)
             before = len(reads)
             run.write_projections(vault, resolve_state(ledger.all(with_evidence=False), present), [])
             assert _held(vault) == _whole(tmp_path, ledger, present), step
-            if step % 6 == 5:
+            if reread:
                 assert len(reads) == before + 1, step
             elif step > 0:
-                assert len(reads) == before, step  # written from what this process wrote last
+                assert len(reads) == before, step  # written from what this process knew the graph held
     finally:
         conn.close()
+
+
+def test_a_process_writes_from_what_it_wrote_last_unless_another_writer_moved_the_graph(tmp_path: Path, monkeypatch) -> None:
+    """The overlay graph is not read back while the ledger carries the digest this process wrote beside it; it is
+    when the digest is another's, or gone (a run killed while writing)."""
+    from engram_lab.resolve import run
+    from engram_lab.state.db import set_meta, transaction
+
+    def disturb(step: int, vault: Path, conn, ledger) -> bool:  # type: ignore[no-untyped-def]
+        if step % 6 == 5:  # another writer's digest: this process must read the graph
+            with transaction(conn):
+                set_meta(conn, run.OVERLAY_DIGEST, "another process's" if step % 12 == 5 else "")
+        return step % 6 == 5
+
+    _write_history(tmp_path, monkeypatch, 5, 24, disturb)
 
 
 def test_a_new_process_writes_from_the_record_while_it_matches_the_ledgers_digest(tmp_path: Path, monkeypatch) -> None:
@@ -128,36 +141,15 @@ def test_a_new_process_writes_from_the_record_while_it_matches_the_ledgers_diges
     from engram_lab.resolve.held_record import HELD_FILE
     from engram_lab.state.db import set_meta, transaction
 
-    rng = random.Random(8)
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    record = engram_dir(vault) / run.ANALYSIS_DIR / HELD_FILE
-    conn = open_ledger(vault)
-    ledger = DecisionLedger(conn)
-    reads: list[int] = []
-    real = run.held_judgments
-    monkeypatch.setattr(run, "held_judgments", lambda quads_of: reads.append(1) or real(quads_of))
-    try:
-        for step in range(18):
-            for _ in range(rng.randint(1, 3)):
-                a, b = rng.sample(ENTITIES, 2)
-                ledger.record(RESOLUTION, a, b, rng.choice(VERDICTS), "auto", {"step": step})
-            present = set(rng.sample(ENTITIES, rng.randint(5, len(ENTITIES))))
-            run._HELD.clear()  # a new process
-            if step % 6 == 3:  # another writer moved the graph and set its digest, but kept no record
-                moved = resolve_state(ledger.all(with_evidence=False), set(ENTITIES))
-                run._write_projections(vault, moved, [], None)
-                with transaction(conn):
-                    set_meta(conn, run.OVERLAY_DIGEST, run._overlay_digest(moved))
-            if step % 6 == 5:
-                record.write_bytes(b"not a table")
-            before = len(reads)
-            run.write_projections(vault, resolve_state(ledger.all(with_evidence=False), present), [])
-            assert _held(vault) == _whole(tmp_path, ledger, present), step
-            if step % 6 in (3, 5):
-                assert len(reads) == before + 1, step
-            elif step > 0:
-                assert len(reads) == before, step  # the record stood for the graph
-            assert record.is_file()
-    finally:
-        conn.close()
+    def disturb(step: int, vault: Path, conn, ledger) -> bool:  # type: ignore[no-untyped-def]
+        run._HELD.clear()  # a new process
+        if step % 6 == 3:  # another writer moved the graph and set its digest, but kept no record
+            moved = resolve_state(ledger.all(with_evidence=False), set(ENTITIES))
+            run._write_projections(vault, moved, [], None)
+            with transaction(conn):
+                set_meta(conn, run.OVERLAY_DIGEST, run._overlay_digest(moved))
+        if step % 6 == 5:
+            (engram_dir(vault) / run.ANALYSIS_DIR / HELD_FILE).write_bytes(b"not a table")
+        return step % 6 in (3, 5)
+
+    _write_history(tmp_path, monkeypatch, 8, 18, disturb)
