@@ -83,7 +83,8 @@ class Engine:
             # On the other core: the analysis's reads of the tables while BM25 and the retrieval index are built, then
             # the walk's matrices while the index's files are written and the analysis runs.
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-analysis") as reader:
-                inputs = reader.submit(read_inputs, self.vault) if self._focused(report, full) else None
+                read_at = self._reads_beside(report, full)
+                inputs = None if read_at is None else (read_at, reader.submit(read_inputs, self.vault))
                 with self._preparing(warm) as prepare:
                     self._build_search_indexes(bar, prepare)
                     bar.stage(ANALYSIS, 1)
@@ -146,22 +147,25 @@ class Engine:
         if not built:
             prepare(None)
 
-    def _focused(self, report: IndexReport, full: bool) -> bool:
-        """Whether this run's analysis is a pass focused on fewer notes than stayed as they were: only then do its
-        reads of the tables go beside the search indexes' build (a first run's build holds the most memory it ever
-        will, and its analysis waits for it as before)."""
+    def _reads_beside(self, report: IndexReport, full: bool) -> int | None:
+        """The ledger's sections generation now, when this run's analysis is a pass focused on fewer notes than stayed
+        as they were, else None: only then do its reads of the tables go beside the search indexes' build (a first
+        run's build holds the most memory it ever will, and its analysis waits for it as before)."""
         changes = len(report.added) + len(report.updated) + len(report.renamed) + len(report.deleted)
         if full or changes == 0 or changes >= report.unchanged:
-            return False
+            return None
         conn = open_ledger(self.vault)
         try:
-            return read_counter(conn, ANALYSED_GENERATION) == report.generation_before
+            generation = DocumentTable(conn).generation()
+            return generation if read_counter(conn, ANALYSED_GENERATION) == report.generation_before else None
         finally:
             conn.close()
 
-    def _analyse(self, report: IndexReport, full: bool, inputs: Future[AnalysisInputs] | None = None) -> AnalysisReport | None:
+    def _analyse(self, report: IndexReport, full: bool,
+                 inputs: tuple[int, Future[AnalysisInputs]] | None = None) -> AnalysisReport | None:
         """Focused on the changed notes when the last analysis saw the state before this run, else over everything.
-        ``inputs``: the tables' reads, under way since the run wrote them."""
+        ``inputs``: the sections generation, then the tables' reads begun at it. They are used only while the ledger
+        is still at it: tables another process indexed since would be analysed under a generation they are not."""
         conn = open_ledger(self.vault)
         try:
             documents = DocumentTable(conn)
@@ -174,7 +178,8 @@ class Engine:
         if analysed == generation and not full:
             return None
         focus = None if full or analysed != report.generation_before else ids
-        result = run_analysis(self.vault, focus, inputs.result() if inputs is not None else None)
+        read = inputs[1].result() if inputs is not None and inputs[0] == generation else None
+        result = run_analysis(self.vault, focus, read)
         conn = open_ledger(self.vault)
         try:
             with transaction(conn):

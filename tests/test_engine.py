@@ -282,9 +282,9 @@ RESOLVING = {
 
 
 def test_an_edits_analysis_reads_the_tables_beside_the_build_and_decides_as_it_would_after_it(tmp_path, monkeypatch):
-    """A focused pass takes its reads of the tables from a thread started when the notes were indexed; what it
-    decides (judgments, queue, candidates, overlay) is what the same pass decides reading them itself. A first run,
-    a full run and a run with nothing changed read nothing beside the build."""
+    """A focused pass takes its reads of the tables from a thread started when the notes were indexed, and reads
+    none itself; what it decides (judgments, queue, candidates, overlay) is what the same pass decides reading them
+    itself. A first run, a full run and a run with nothing changed read nothing beside the build."""
     import threading
 
     from engram_lab.resolve import run
@@ -298,13 +298,14 @@ def test_an_edits_analysis_reads_the_tables_beside_the_build_and_decides_as_it_w
         for name, text in RESOLVING.items():
             (vault / name).write_text(text, encoding="utf-8")
         engine = Engine(vault, embedder_factory=CountingEmbedder)
-        monkeypatch.setattr("engram_lab.engine.read_inputs",
-                            lambda v: threads.append(threading.current_thread().name) or real(v))
+        recording = lambda v: threads.append(threading.current_thread().name) or real(v)  # noqa: E731
+        monkeypatch.setattr("engram_lab.engine.read_inputs", recording)
+        monkeypatch.setattr(run, "read_inputs", recording)  # the pass's own read, when it makes one
         engine.index(progress=False)
-        assert threads == []  # a first run: the analysis reads after the build
+        assert threads == ["MainThread"]  # a first run: the analysis reads after the build
         before = _resolution_outcome(vault)
         if not beside:
-            monkeypatch.setattr(Engine, "_focused", lambda self, report, full: False)
+            monkeypatch.setattr(Engine, "_reads_beside", lambda self, report, full: None)
         (vault / "d.md").write_text("# Staff\n\nTom Hale joined NERI. Tom Hale works for the Northern Estuary Research "
                                     "Institute.\n\n## Decisions\n- 2026-04-02 Decision: replace the AS-5 probes at every "
                                     "station with CT-200 sensors.\n", encoding="utf-8")
@@ -312,10 +313,46 @@ def test_an_edits_analysis_reads_the_tables_beside_the_build_and_decides_as_it_w
         engine.index(progress=False, warm=True)
         outcomes.append(_resolution_outcome(vault))
         assert outcomes[-1][1:3] != before[1:3]  # the edit's pass queued or found something new
+        assert threads == ["MainThread", "engram-analysis_0" if beside else "MainThread"]
         if beside:
-            assert threads == ["engram-analysis_0"]
             engine.index(progress=False)  # nothing changed
+            (vault / "f.md").write_text(RESOLVING["f.md"] + "Floods follow.\n", encoding="utf-8")
             engine.index(progress=False, full=True)
-            assert threads == ["engram-analysis_0"]
+            assert threads[2:] == ["MainThread"]  # the full pass read the tables itself, after the build
         monkeypatch.undo()
     assert outcomes[0] == outcomes[1] and all(outcomes[0][1:3])  # pairs queued and candidates found
+
+
+def test_reads_beside_the_build_are_dropped_when_another_writer_indexed_meanwhile(vault, write, monkeypatch):
+    """Tables read before another process indexed more notes are not analysed under the generation that process
+    reached: the pass reads the tables again, and records the generation of what it read."""
+    import threading
+
+    from engram_lab.indexer import index_vault
+    from engram_lab.resolve import run
+    from engram_lab.state.db import ANALYSED_GENERATION, open_ledger, read_counter
+
+    engine = _engine(vault, write)
+    for name, text in RESOLVING.items():
+        write(name, text)
+    engine.index(progress=False)
+    threads: list[str] = []
+    real_read, real_build = run.read_inputs, Engine._build_search_indexes
+    recording = lambda v: threads.append(threading.current_thread().name) or real_read(v)  # noqa: E731
+    monkeypatch.setattr("engram_lab.engine.read_inputs", recording)
+    monkeypatch.setattr(run, "read_inputs", recording)
+
+    def build_while_another_indexes(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        real_build(self, *args, **kwargs)
+        write("late.md", "# Late\n\nTom Hale joined the Northern Estuary Research Institute.\n")
+        index_vault(vault, progress=False)  # another process, between the reads and the analysis
+
+    monkeypatch.setattr(Engine, "_build_search_indexes", build_while_another_indexes)
+    write("b.md", RESOLVING["b.md"] + "The N.E.R.I. board met.\n")
+    engine.index(progress=False)
+    assert threads == ["engram-analysis_0", "MainThread"]  # read beside the build, then again by the pass
+    conn = open_ledger(vault)
+    try:
+        assert read_counter(conn, ANALYSED_GENERATION) == ledger_counters(vault).sections
+    finally:
+        conn.close()

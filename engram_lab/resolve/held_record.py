@@ -38,6 +38,6 @@ def recorded_held(folder: Path, digest: str) -> dict[str, str | None] | None:
     try:
         frame = pl.read_parquet(folder / HELD_FILE)
         held = dict(zip(frame["decision_id"].to_list(), frame["blocked_by"].to_list()))
-    except (OSError, pl.exceptions.PolarsError, KeyError):
+    except (OSError, pl.exceptions.PolarsError, pl.exceptions.PanicException, KeyError):  # a damaged file can panic
         return None
     return held if judgments_digest(held) == digest else None

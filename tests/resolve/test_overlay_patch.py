@@ -153,3 +153,44 @@ def test_a_new_process_writes_from_the_record_while_it_matches_the_ledgers_diges
         return step % 6 in (3, 5)
 
     _write_history(tmp_path, monkeypatch, 8, 18, disturb)
+
+
+def test_the_overlay_digest_is_the_one_ledgers_already_carry(tmp_path: Path) -> None:
+    """Vaults indexed before the record existed carry the overlay digest in its first form (each judgment's id and
+    why it is kept apart, "" for none, sorted, as JSON): the same state must give the same digest, or each would
+    rewrite its overlay once for nothing."""
+    import hashlib
+    import json
+
+    from engram_lab.resolve import run
+
+    a, b, c = ENTITIES[:3]
+    conn = open_ledger(tmp_path)
+    ledger = DecisionLedger(conn)
+    try:
+        ledger.record(RESOLUTION, a, b, "same", "auto", {"rule": "acronym"})
+        ledger.record(RESOLUTION, b, c, "same", "auto", {"rule": "initials"})
+        ledger.record(RESOLUTION, a, c, "distinct", "user")
+        state = resolve_state(ledger.all(with_evidence=False), {a, b, c})
+    finally:
+        conn.close()
+    assert state.blocked
+    first_form = sorted((d.decision_id, state.blocked.get(d.decision_id, "")) for d in state.judgments.values())
+    assert run._overlay_digest(state) == hashlib.sha256(json.dumps(first_form).encode("utf-8")).hexdigest()
+
+
+def test_a_record_that_makes_the_reader_panic_reads_as_none(tmp_path: Path, monkeypatch) -> None:
+    """Some damaged Parquet files make polars panic (a BaseException, not an error): that reads as no record too."""
+    import polars as pl
+
+    from engram_lab.resolve import held_record
+
+    held_record.record_held(tmp_path, {"d-1": None})
+    digest = held_record.judgments_digest({"d-1": None})
+    assert held_record.recorded_held(tmp_path, digest) == {"d-1": None}
+
+    def panic(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise pl.exceptions.PanicException("range end index out of range")
+
+    monkeypatch.setattr(held_record.pl, "read_parquet", panic)
+    assert held_record.recorded_held(tmp_path, digest) is None
