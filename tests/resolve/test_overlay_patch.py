@@ -61,6 +61,13 @@ def test_patched_overlay_equals_the_whole_graph_after_every_step(tmp_path: Path)
     assert kept_apart  # the history reached merges kept apart by a 'distinct'
 
 
+def _merge_kept_apart(ledger: DecisionLedger, a: str, b: str, c: str):  # type: ignore[no-untyped-def]
+    """a same b, b same c (automatic), a distinct c (a person's): one merge is kept apart. Returns the 'distinct'."""
+    ledger.record(RESOLUTION, a, b, "same", "auto", {"rule": "acronym"})
+    ledger.record(RESOLUTION, b, c, "same", "auto", {"rule": "initials"})
+    return ledger.record(RESOLUTION, a, c, "distinct", "user")
+
+
 def test_the_history_keeps_merges_apart_and_empties_the_graph(tmp_path: Path) -> None:
     """The cases the random history must reach: a 'same' kept apart by a 'distinct', then let go; an empty overlay."""
     vault = tmp_path / "vault"
@@ -69,9 +76,7 @@ def test_the_history_keeps_merges_apart_and_empties_the_graph(tmp_path: Path) ->
     conn = open_ledger(vault)
     ledger = DecisionLedger(conn)
     try:
-        ledger.record(RESOLUTION, a, b, "same", "auto", {"rule": "acronym"})
-        ledger.record(RESOLUTION, b, c, "same", "auto", {"rule": "initials"})
-        veto = ledger.record(RESOLUTION, a, c, "distinct", "user")
+        veto = _merge_kept_apart(ledger, a, b, c)
         for present in ({a, b, c}, {a, b}, {a, b, c}):
             state = resolve_state(ledger.all(with_evidence=False), present)
             _write_projections(vault, state, [], None)
@@ -168,9 +173,7 @@ def test_the_overlay_digest_is_the_one_ledgers_already_carry(tmp_path: Path) -> 
     conn = open_ledger(tmp_path)
     ledger = DecisionLedger(conn)
     try:
-        ledger.record(RESOLUTION, a, b, "same", "auto", {"rule": "acronym"})
-        ledger.record(RESOLUTION, b, c, "same", "auto", {"rule": "initials"})
-        ledger.record(RESOLUTION, a, c, "distinct", "user")
+        _merge_kept_apart(ledger, a, b, c)
         state = resolve_state(ledger.all(with_evidence=False), {a, b, c})
     finally:
         conn.close()
