@@ -60,6 +60,12 @@ class ImportReport:
     index: IndexReport
 
 
+def _focused(report: IndexReport, full: bool, analysed: int) -> bool:
+    """Whether the analysis after ``report``'s run scores only what the changed notes touch: the last analysis
+    (``analysed``: its sections generation) saw the state before the run, and no full pass was asked for."""
+    return not full and analysed == report.generation_before
+
+
 class Engine:
     def __init__(self, vault: Path | str, embedder_factory: Callable[[], Embedder] = default_embedder) -> None:
         """``embedder_factory``: the embedding model for the index and the queries (loaded once per process by default)."""
@@ -157,7 +163,7 @@ class Engine:
         conn = open_ledger(self.vault)
         try:
             generation = DocumentTable(conn).generation()
-            return generation if read_counter(conn, ANALYSED_GENERATION) == report.generation_before else None
+            return generation if _focused(report, full, read_counter(conn, ANALYSED_GENERATION)) else None
         finally:
             conn.close()
 
@@ -177,7 +183,7 @@ class Engine:
             conn.close()
         if analysed == generation and not full:
             return None
-        focus = None if full or analysed != report.generation_before else ids
+        focus = ids if _focused(report, full, analysed) else None
         read = inputs[1].result() if inputs is not None and inputs[0] == generation else None
         result = run_analysis(self.vault, focus, read)
         conn = open_ledger(self.vault)

@@ -368,10 +368,11 @@ def write_projections(vault: Path, state: ResolutionState, candidates: list[Cand
             held = recorded_held(engram_dir(vault) / ANALYSIS_DIR, written)
         wanted = _overlay_judgments(state)
         _write_projections(vault, state, candidates, docs, held, wanted)
-        try:
-            record_held(engram_dir(vault) / ANALYSIS_DIR, wanted)
-        except OSError:  # only a shortcut: an older record's digest is not the one set below, so it is never trusted
-            pass
+        if held != wanted:  # a ``held`` known before writing is the record's, or what this process last recorded
+            try:
+                record_held(engram_dir(vault) / ANALYSIS_DIR, wanted)
+            except OSError:  # only a shortcut: an older record's digest is not the one set below, so it is never trusted
+                pass
         digest = _overlay_digest(state)
         _swap_overlay_digest(vault, digest)
     _HELD[store_dir] = (digest, wanted)

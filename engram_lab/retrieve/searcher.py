@@ -149,9 +149,7 @@ class Searcher:
             return
         if progress is not None:
             progress.stage(MATRICES, 2)
-        settings = settings.for_facts(data.facts_from_language_model)
-        if settings.use_ppr:
-            self._walk(data, settings, overlay=self._current_overlay(counters.overlay))
+        self._walk_for(data, settings, counters.overlay)
         if progress is not None:
             progress.advance()
         match_names(data, "")  # patches the vault's name matcher to this index
@@ -166,10 +164,14 @@ class Searcher:
         if data.n_passages == 0:
             return
         self._built = data
-        settings = settings_for(mode, self.base).for_facts(data.facts_from_language_model)
-        if settings.use_ppr:
-            self._walk(data, settings, overlay=self._current_overlay(ledger_counters(self.vault).overlay))
+        self._walk_for(data, settings_for(mode, self.base), ledger_counters(self.vault).overlay)
         data.ready_for_search()
+
+    def _walk_for(self, data: RetrievalData, settings: RetrievalSettings, overlay_generation: int) -> None:
+        """The walk's matrices a search with ``settings`` reads on ``data``, for the overlay at that generation."""
+        settings = settings.for_facts(data.facts_from_language_model)
+        if settings.use_ppr:
+            self._walk(data, settings, overlay=self._current_overlay(overlay_generation))
 
     def _anchor_index(self, data: RetrievalData) -> tuple[np.ndarray, AnchorGraph]:
         """HippoRAG 2's fact vectors (its own text form, cached on disk) and graph, built on the first hipporag2 search."""
