@@ -144,19 +144,35 @@ def embedding_neighbours(vault: Path, view: EntityView, focus: set[int] | None =
     found = synonym_pairs_and_entities(folder) if folder is not None and layout_is_current(folder) else None
     if found is None:
         return {}
-    pairs, iris = found
-    rows = view.frame.select("entity_iri").with_row_index("ours")
-    ours = (iris.to_frame("entity_iri")  # index row -> our entity, or -1
+    return index_pairs_as_ours(*found, view.frame["entity_iri"], focus)
+
+
+def index_pairs_as_ours(pairs: pl.DataFrame, index_iris: pl.Series, our_iris: pl.Series,
+                        focus: set[int] | None = None) -> dict[Pair, float]:
+    """The index's entity pairs (``a``, ``b``: rows of ``index_iris``; ``cosine``) between two of our entities (rows
+    of ``our_iris``), as (low, high) -> cosine; with a ``focus`` (our rows), only those touching it. A focused call
+    finds the focus's index rows first and maps only their pairs: mapping every index row to ours by a join of
+    580,000 IRIs took 0.2 s of each edit at 100,000 notes."""
+    a, b, cosine = pairs["a"].to_numpy(), pairs["b"].to_numpy(), pairs["cosine"].to_numpy()
+    rows = our_iris.to_frame("entity_iri").with_row_index("ours")
+    if focus is not None:
+        near = index_iris.is_in(our_iris.gather(sorted(focus))).to_numpy()
+        touching = np.flatnonzero(near[a] | near[b])
+        ends = np.union1d(a[touching], b[touching])  # the index rows met: their IRIs alone are mapped to ours
+        a, b, cosine = np.searchsorted(ends, a[touching]), np.searchsorted(ends, b[touching]), cosine[touching]
+        index_iris = index_iris.gather(ends)
+        rows = rows.filter(pl.col("entity_iri").is_in(index_iris))
+    ours = (index_iris.to_frame("entity_iri")  # index row -> our entity, or -1
             .join(rows, on="entity_iri", how="left", maintain_order="left")["ours"].cast(pl.Int64).fill_null(-1).to_numpy())
-    x, y = ours[pairs["a"].to_numpy()], ours[pairs["b"].to_numpy()]
+    x, y = ours[a], ours[b]
     keep = (x >= 0) & (y >= 0) & (x != y)
     if focus is not None:
-        wanted = np.zeros(max(view.size, 1), dtype=bool)
-        wanted[list(focus)] = True
-        keep &= wanted[np.maximum(x, 0)] | wanted[np.maximum(y, 0)]
-    x, y, cos = x[keep], y[keep], pairs["cosine"].to_numpy()[keep]
+        chosen = np.zeros(max(len(our_iris), 1), dtype=bool)
+        chosen[list(focus)] = True
+        keep &= chosen[np.maximum(x, 0)] | chosen[np.maximum(y, 0)]
+    x, y, cosine = x[keep], y[keep], cosine[keep]
     low, high = np.minimum(x, y), np.maximum(x, y)
-    return {(int(a), int(b)): float(c) for a, b, c in zip(low, high, cos)}
+    return {(int(p), int(q)): float(c) for p, q, c in zip(low, high, cosine)}
 
 
 def focus_rows(view: EntityView, moved: Set[str], changed_docs: Set[str]) -> set[int]:

@@ -230,6 +230,31 @@ def test_label_embedding_neighbours_come_from_the_published_index_in_process_and
     assert set(embedding_neighbours(vault, view, {acme})) == {p for p in in_process if acme in p}
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_index_pairs_map_to_ours_as_a_dictionary_of_iris_would_and_a_focus_keeps_those_touching_it(seed):
+    from engram_lab.resolve.run import index_pairs_as_ours
+
+    rng = random.Random(seed)
+    ours = [f"e{i}" for i in rng.sample(range(60), rng.randint(0, 30))]
+    index = rng.sample(ours, rng.randint(0, len(ours))) + [f"x{i}" for i in range(rng.randint(0, 5))]  # some not ours
+    rng.shuffle(index)
+    pairs = sorted({(a, b) for a, b in ((rng.randrange(len(index)), rng.randrange(len(index))) for _ in range(rng.randint(0, 80))
+                                        if index) if a < b})
+    frame = pl.DataFrame({"a": [a for a, _ in pairs], "b": [b for _, b in pairs], "cosine": [rng.random() for _ in pairs]},
+                         schema={"a": pl.Int64, "b": pl.Int64, "cosine": pl.Float64})
+    position = {iri: i for i, iri in enumerate(ours)}
+    expected = {}
+    for a, b, cosine in frame.iter_rows():
+        x, y = position.get(index[a]), position.get(index[b])
+        if x is not None and y is not None and x != y:
+            expected[(min(x, y), max(x, y))] = cosine
+    found = index_pairs_as_ours(frame, pl.Series(index, dtype=pl.String), pl.Series(ours, dtype=pl.String))
+    assert found == expected and list(found) == list(expected)  # the pairs' order too
+    focus = set(rng.sample(range(len(ours)), rng.randint(0, len(ours))))
+    focused = index_pairs_as_ours(frame, pl.Series(index, dtype=pl.String), pl.Series(ours, dtype=pl.String), focus)
+    assert list(focused.items()) == [(p, c) for p, c in expected.items() if p[0] in focus or p[1] in focus]
+
+
 def test_lists_are_sorted_as_list_sort_sorts_them():
     rng = random.Random(11)
     for _ in range(50):
