@@ -7,7 +7,7 @@ graph finds the lists in time close to n log n: 14 s for those 89,000 labels, wi
 97 % of the exact top-32 found, densities within 0.001 on average and 99.4 % of the
 synonym pairs (BENCHMARKS.md, issue 18). Small kinds keep the exact pass, so small
 vaults and tests do not depend on an approximation; edits patch the lists exactly
-either way (``neighbour_lists.patch_neighbour_lists``: exact nearest rows, to each list's length).
+either way (``slot_lists.patch_slot_lists``: exact nearest rows, to each list's length).
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """Each vector's nearest other vectors (up to ``k``), kept so that an edit patches them instead of recomputing all.
 
 A local density (CSLS) is the mean of a row's top cosines and a synonym pair is a
-top-list entry above a threshold, so both follow from these lists. After an edit,
-a row whose vector is new or changed gets its list from one product with every
-vector; any other row can only gain new rows in its list (one product of all
-vectors with the new ones finds them). A row that had a removed vector in its
-list keeps the rest: the nearest rows minus some are still the nearest rows,
-only fewer, and what came after the last entry was not kept, so the list stays
-shorter until it is recomputed, when it falls below the depth its readers need.
-Lists are built deeper than that (``k`` above ``depth``) so a removal seldom
-costs a pass over every vector: removing one note's vectors broke 463 lists at
-100,000 notes, 18 s of recomputing. Lists are padded with index -1 and cosine
--inf where they hold fewer than ``k`` rows. A patch may also widen the lists (an
-index built when they were shallower): what is there stays, the rest is padding,
-and each list gains depth when it is next recomputed.
+top-list entry above a threshold, so both follow from these lists. The cold build
+makes them here, over rows; an edit patches them over the vectors' store slots,
+which do not move when rows do (``slot_lists``). Lists are padded with index -1
+and cosine -inf where they hold fewer than ``k`` rows.
 """
 
 from __future__ import annotations
@@ -23,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engram_lab.index.row_vectors import RowVectors
 from engram_lab.index.vector_reuse import old_to_new
 from engram_lab.retrieve.csls import DEFAULT_K, nearest_neighbours
 
@@ -61,14 +51,24 @@ class NeighbourLists:
     def pairs_above(self, threshold: float, rows: np.ndarray | None = None) -> Pairs:
         """Pairs (a < b) where one is in the other's list with cosine >= ``threshold``, deduplicated and sorted
         (only those from the lists of ``rows``, when given)."""
-        indices, cosines = (self.indices, self.cosines) if rows is None else (self.indices[rows], self.cosines[rows])
-        at, cols = np.nonzero((cosines >= threshold) & (indices >= 0))
-        own = at if rows is None else rows[at]
-        other = indices[at, cols]  # ``own`` is int64: the pair keys below are too
-        return _sorted_unique(np.minimum(own, other), np.maximum(own, other), cosines[at, cols], self.indices.shape[0])
+        if rows is None:
+            return pairs_in(self.indices, self.cosines, None, threshold, self.indices.shape[0])
+        return pairs_in(self.indices[rows], self.cosines[rows], rows, threshold, self.indices.shape[0])
 
 
 Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]  # a < b (row indices) and their cosine (float64)
+
+
+ListsOf = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # rows -> their lists (indices naming rows, cosines)
+
+
+def pairs_in(indices: np.ndarray, cosines: np.ndarray, rows: np.ndarray | None, threshold: float, n: int) -> Pairs:
+    """The pairs (a < b) of the lists of ``rows`` (all ``n`` rows, in order, when None) at ``threshold`` and above,
+    deduplicated and sorted."""
+    at, cols = np.nonzero((cosines >= threshold) & (indices >= 0))
+    own = at if rows is None else rows[at]
+    other = indices[at, cols]  # ``own`` is int64: the pair keys below are too
+    return _sorted_unique(np.minimum(own, other), np.maximum(own, other), cosines[at, cols], n)
 
 
 def _sorted_unique(a: np.ndarray, b: np.ndarray, cos: np.ndarray, n: int) -> Pairs:
@@ -79,18 +79,17 @@ def _sorted_unique(a: np.ndarray, b: np.ndarray, cos: np.ndarray, n: int) -> Pai
     return a[first], b[first], cos[first].astype(np.float64)
 
 
-def patch_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, new: NeighbourLists, threshold: float) -> Pairs:
-    """``new.pairs_above(threshold)`` from ``old_pairs`` (``old.pairs_above(threshold)``), ``new`` being ``old``
-    patched by ``origin`` (``patch_neighbour_lists``): only the lists that moved are read (at 89,000 entities the
-    full pass sorted two million list entries on every edit).
+def patch_pairs(old_pairs: Pairs, old_rows: int, origin: np.ndarray, moved: np.ndarray, lists_of: ListsOf,
+                threshold: float) -> Pairs:
+    """The pairs above ``threshold`` of the new lists, from ``old_pairs`` (the old lists' pairs, over ``old_rows``
+    rows): only the lists that moved are read (at 89,000 entities the full pass sorted two million list entries on
+    every edit). ``origin``: per new row, the old row it keeps (-1: none); ``moved``: per new row, whether its list
+    may differ from its old list's rows as renumbered (a superset does no harm); ``lists_of(rows)``: new lists.
 
     A pair of two rows whose lists did not move stands as it was; a pair with one such row stands when that row's
     list still holds the other; every other pair comes from the moved lists."""
-    n = new.indices.shape[0]
-    remap = old_to_new(origin, old.indices.shape[0])
-    kept = np.flatnonzero(origin >= 0)
-    moved = np.ones(n, dtype=bool)
-    moved[kept] = (remap[old.indices[origin[kept]]] != new.indices[kept]).any(axis=1)
+    n = moved.shape[0]
+    remap = old_to_new(origin, old_rows)
     a, b, cos = old_pairs
     a, b = remap[a].astype(np.int64), remap[b].astype(np.int64)  # pair keys are a * n + b
     alive = (a >= 0) & (b >= 0)
@@ -99,9 +98,11 @@ def patch_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, new: 
     one = np.flatnonzero(moved[a] ^ moved[b])
     still = np.where(moved[a[one]], b[one], a[one])
     other = np.where(moved[a[one]], a[one], b[one])
-    stands[one] = ((new.indices[still] == other[:, None]) & (new.cosines[still] >= threshold)).any(axis=1)
+    indices, cosines = lists_of(still)
+    stands[one] = ((indices == other[:, None]) & (cosines >= threshold)).any(axis=1)
     a, b, cos = a[stands], b[stands], cos[stands]
-    fresh_a, fresh_b, fresh_cos = new.pairs_above(threshold, np.flatnonzero(moved))
+    rows = np.flatnonzero(moved)
+    fresh_a, fresh_b, fresh_cos = pairs_in(*lists_of(rows), rows, threshold, n)
     if a.size > 1 and not (np.diff(a * n + b) > 0).all():  # the remap kept no order (a regrouped row may keep an old row elsewhere)
         return _sorted_unique(np.concatenate([a, fresh_a]), np.concatenate([b, fresh_b]), np.concatenate([cos, fresh_cos]), n)
     keys, fresh = a * n + b, fresh_a * n + fresh_b
@@ -111,7 +112,7 @@ def patch_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, new: 
     return np.insert(a, at, fresh_a), np.insert(b, at, fresh_b), np.insert(cos, at, fresh_cos)
 
 
-def _best_first(indices: np.ndarray, cosines: np.ndarray, k: int) -> NeighbourLists:
+def best_first(indices: np.ndarray, cosines: np.ndarray, k: int) -> NeighbourLists:
     """The ``k`` best candidates of each row, best first, padded to ``k`` columns."""
     n, width = cosines.shape
     if width > k:
@@ -139,72 +140,9 @@ def build_neighbour_lists(vectors: np.ndarray, k: int, on_block: Callable[[int],
         return NeighbourLists(indices, cosines)
     lists = NeighbourLists(np.full((n, k), -1, dtype=ROW), np.full((n, k), -np.inf, dtype=np.float32))
     for start, nearest, cosines in nearest_neighbours(vectors, k, BATCH):
-        block = _best_first(nearest.astype(ROW), cosines.astype(np.float32), k)
+        block = best_first(nearest.astype(ROW), cosines.astype(np.float32), k)
         lists.indices[start : start + nearest.shape[0]] = block.indices
         lists.cosines[start : start + nearest.shape[0]] = block.cosines
         if on_block is not None:
             on_block(nearest.shape[0])
     return lists
-
-
-def _full_rows(vectors: np.ndarray | RowVectors, rows: np.ndarray, k: int) -> NeighbourLists:
-    """The lists of ``rows`` against every vector (their own excluded)."""
-    sims = np.ascontiguousarray((vectors @ vectors[rows].T).T, dtype=np.float32)
-    sims[np.arange(rows.shape[0]), rows] = -np.inf
-    candidates = np.broadcast_to(np.arange(vectors.shape[0], dtype=ROW), sims.shape)
-    return _best_first(candidates, sims, k)
-
-
-def patch_neighbour_lists(old: NeighbourLists, origin: np.ndarray, vectors: np.ndarray | RowVectors,
-                          depth: int | None = None, floor: float | None = None, k: int | None = None) -> NeighbourLists:
-    """The lists over ``vectors``, patched from ``old``.
-
-    ``origin[i]``: the old row whose vector new row ``i`` keeps unchanged, or -1 for a new or changed vector
-    (each old row the origin of at most one new row). ``k``: the lists' width (at least ``old.k``, the default;
-    wider, the old lists' entries are kept and the new columns are padding). Each list holds the nearest other rows,
-    best first: as many as ``build_neighbour_lists(vectors, k)`` would (up to the order of equal cosines), or fewer,
-    but at least ``depth`` (default ``k``) unless fewer other rows exist. ``floor``: a list shorter than ``k`` whose
-    last cosine reaches it is recomputed too, since pairs at or above the floor (``pairs_above``) may lie past its
-    end; so densities of up to ``depth`` rows and pairs above ``floor`` equal a build's. A list with fewer than
-    ``depth`` rows because fewer other rows exist is recomputed each time (tiny kinds only).
-    """
-    n, k = vectors.shape[0], max(old.k, k or 0)
-    depth = k if depth is None else min(depth, k)
-    remap = old_to_new(origin, old.indices.shape[0])
-    kept = np.flatnonzero(origin >= 0)
-    indices = remap[old.indices[origin[kept]]]
-    cosines = old.cosines[origin[kept]]
-    lost = np.flatnonzero(((indices < 0) & (old.indices[origin[kept]] >= 0)).any(axis=1))
-    if k > old.k:
-        indices = np.hstack([indices, np.full((kept.size, k - old.k), -1, dtype=indices.dtype)])
-        cosines = np.hstack([cosines, np.full((kept.size, k - old.k), -np.inf, dtype=cosines.dtype)])
-    if lost.size:  # what is left, moved up: still the nearest rows, only fewer
-        cosines[lost] = np.where(indices[lost] >= 0, cosines[lost], -np.inf)
-        left = _best_first(indices[lost], cosines[lost], k)
-        indices[lost], cosines[lost] = left.indices, left.cosines
-    count = (indices >= 0).sum(axis=1)
-    last = np.take_along_axis(cosines, np.maximum(count - 1, 0)[:, None], 1)  # -inf for an empty list
-    short = count < depth
-    if floor is not None:
-        short |= (count < k) & (last[:, 0] >= floor)
-    added = np.flatnonzero(origin < 0)
-    redo = np.concatenate([added, kept[short]])
-    if added.size and kept.size:
-        # Every row against the new vectors, then the kept rows: gathering the kept rows first copied the whole
-        # matrix (136 MB for the 10,000-note benchmark's entities) and took 0.1-0.5 s of every edit.
-        sims = (vectors @ vectors[added].T).astype(np.float32)[kept]
-        gains = np.flatnonzero((sims > last).any(axis=1) & ~short)  # a new row enters a list only above its last entry
-        if gains.size:
-            entering = np.where(sims[gains] > last[gains], sims[gains], -np.inf)
-            merged = _best_first(np.hstack([indices[gains], np.broadcast_to(added, (gains.size, added.size))]),
-                                 np.hstack([cosines[gains], entering]), k)
-            indices[gains], cosines[gains] = merged.indices, merged.cosines
-    out = NeighbourLists(np.empty((n, k), dtype=ROW), np.empty((n, k), dtype=np.float32))  # every row is kept or redone
-    if kept.size:
-        out.indices[kept], out.cosines[kept] = indices, cosines
-    batch = max(1, min(BATCH, RECOMPUTE_BYTES // (8 * max(n, 1))))
-    for start in range(0, redo.shape[0], batch):
-        rows = redo[start : start + batch]
-        fresh = _full_rows(vectors, rows, k)
-        out.indices[rows], out.cosines[rows] = fresh.indices, fresh.cosines
-    return out

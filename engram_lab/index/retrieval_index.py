@@ -32,11 +32,12 @@ from engram_lab.index.derived import GENERATION_FILE, current_if_fresh, index_di
 from engram_lab.index.embeddings import Embedder, EmbeddingCache
 from engram_lab.index.grouping import group_entities, group_facts, links_of, patch_entities, patch_facts
 from engram_lab.index.note_links import note_link_resolver
-from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists, patch_pairs
+from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_pairs
 from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTIONS, GROUPING, NEIGHBOURS, StageProgress
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import recall, remember
 from engram_lab.index.row_vectors import RowVectors, load_vectors, save_vectors
+from engram_lab.index.slot_lists import SlotLists, has_slot_lists, load_slot_lists, moved_slots, patch_slot_lists, save_slot_lists
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.index.vector_reuse import kept_origin, match_rows, patch_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
@@ -46,7 +47,8 @@ from engram_lab.state.documents import DocumentTable
 from engram_lab.vault.note_date import date_in_file_name
 
 RETRIEVAL_INDEX = "retrieval"
-INDEX_FORMAT = 15  # bump when the saved layout changes: older folders are rebuilt, not misread
+INDEX_FORMAT = 16  # bump when the saved layout changes: older folders are rebuilt, not misread
+READABLE_FORMATS = (15, INDEX_FORMAT)  # 15: neighbour lists over rows, read as lists over slots
 # The walk's edge types, in the order a string sort would give; an Enum groups and sorts ~40 % faster than strings
 # (the edges are rebuilt on every edit) and compares as one in filters (``pl.col("type") == "mention"``).
 EDGE_TYPE = pl.Enum(["about", "hierarchy", "link", "mention", "relation", "synonym"])
@@ -75,9 +77,9 @@ class RetrievalData:
     fact_vectors: RowVectors
     fact_density: np.ndarray
     synonym_pairs: pl.DataFrame  # a, b (entity indices), cosine: nearest neighbours above the lowest threshold in use
-    section_lists: NeighbourLists  # what the densities and synonym pairs come from, kept for the next patch
-    entity_lists: NeighbourLists
-    fact_lists: NeighbourLists
+    section_lists: SlotLists  # what the densities and synonym pairs come from, over the vectors' slots: kept for the next patch
+    entity_lists: SlotLists
+    fact_lists: SlotLists
 
     @property
     def n_passages(self) -> int:
@@ -332,16 +334,21 @@ def passage_text(title: str, text: str) -> str:
     return f"{title}\n{text}"
 
 
-def synonym_frame(lists: NeighbourLists, threshold: float, previous: RetrievalData | None = None,
-                  origin: np.ndarray | None = None) -> pl.DataFrame:
-    """Entity pairs (a < b) among each other's nearest neighbours with cosine >= ``threshold``; patched from
-    ``previous``'s (built at the same threshold) when ``lists`` were patched from its lists by ``origin``."""
-    if previous is None or origin is None:
-        a, b, cosine = lists.pairs_above(threshold)
+def synonym_frame(lists: SlotLists, rows: np.ndarray, threshold: float, previous: RetrievalData | None = None,
+                  origin: np.ndarray | None = None, changed: np.ndarray | None = None) -> pl.DataFrame:
+    """Entity pairs (a < b) among each other's nearest neighbours with cosine >= ``threshold`` (``lists`` over the
+    slots of the entities' vectors, entity i's at ``rows[i]``); patched from ``previous``'s (built at the same
+    threshold) when ``lists`` were patched from its lists, entity i keeping previous entity ``origin[i]``'s vector,
+    and ``changed`` are the slots whose lists the patch changed."""
+    view = lists.rows_view(rows)
+    if previous is None or origin is None or changed is None:
+        a, b, cosine = view.whole().pairs_above(threshold)
     else:
         old = previous.synonym_pairs
-        old_pairs = (old["a"].to_numpy(), old["b"].to_numpy(), old["cosine"].to_numpy())
-        a, b, cosine = patch_pairs(old_pairs, previous.entity_lists, origin, lists, threshold)
+        moved = np.zeros(rows.size, dtype=bool)
+        moved[view.slot_row[changed]] = True
+        a, b, cosine = patch_pairs((old["a"].to_numpy(), old["b"].to_numpy(), old["cosine"].to_numpy()), previous.n_entities,
+                                   origin, moved, view.of, threshold)
     return pl.DataFrame({"a": a, "b": b, "cosine": cosine}, schema={"a": pl.Int64, "b": pl.Int64, "cosine": pl.Float64})
 
 
@@ -404,25 +411,28 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
     if progress is not None:
         progress.stage(NEIGHBOURS, sum(len(v) for v in vectors.values()))
     tick = progress.advance if progress is not None else None
-    lists = {}
+    lists, changed = {}, {}
     for kind, k in (("section", DEFAULT_K + LIST_SLACK), ("entity", max(SYNONYM_NEIGHBOURS, DEFAULT_K + LIST_SLACK)),
                     ("fact", DEFAULT_K + LIST_SLACK)):
-        origin = origins[kind]
+        origin, kind_vectors = origins[kind], vectors[kind]
         if origin is None or previous is None:
-            lists[kind] = build_neighbour_lists(vectors[kind].dense(), k, on_block=tick)
+            built = build_neighbour_lists(kind_vectors.dense(), k, on_block=tick)
+            lists[kind], changed[kind] = SlotLists.of_rows(built, kind_vectors.rows, kind_vectors.stored), None
         else:  # densities read DEFAULT_K rows; synonym pairs every entry above the floor
-            lists[kind] = patch_neighbour_lists(getattr(previous, f"{kind}_lists"), origin, vectors[kind], depth=DEFAULT_K,
-                                                floor=SYNONYM_FLOOR if kind == "entity" else None, k=k)
+            lists[kind], changed[kind] = patch_slot_lists(
+                getattr(previous, f"{kind}_lists"), getattr(previous, f"{kind}_vectors").rows, kind_vectors, depth=DEFAULT_K,
+                floor=SYNONYM_FLOOR if kind == "entity" else None, k=k)
             if tick is not None:
-                tick(len(vectors[kind]))
+                tick(len(kind_vectors))
     data = RetrievalData(
         folder=folder, model=embedder.name, documents=documents, sections=sections,
         entities=entities, facts=facts,
         edges=edges,
-        section_vectors=vectors["section"], section_density=lists["section"].densities(),
-        entity_vectors=vectors["entity"], entity_density=lists["entity"].densities(),
-        fact_vectors=vectors["fact"], fact_density=lists["fact"].densities(),
-        synonym_pairs=synonym_frame(lists["entity"], SYNONYM_FLOOR, previous, origins["entity"]),
+        section_vectors=vectors["section"], section_density=lists["section"].densities(vectors["section"].rows),
+        entity_vectors=vectors["entity"], entity_density=lists["entity"].densities(vectors["entity"].rows),
+        fact_vectors=vectors["fact"], fact_density=lists["fact"].densities(vectors["fact"].rows),
+        synonym_pairs=synonym_frame(lists["entity"], vectors["entity"].rows, SYNONYM_FLOOR, previous, origins["entity"],
+                                    changed["entity"]),
         section_lists=lists["section"], entity_lists=lists["entity"], fact_lists=lists["fact"],
     )
     return data, generation
@@ -564,20 +574,20 @@ _LISTS = ("section_lists", "entity_lists", "fact_lists")
 
 
 def save(data: RetrievalData, generation: int, folder: Path) -> None:
-    """Write ``data`` to ``folder``; its vectors then point at what was written (memory-mapped, not held twice)."""
-    for name in _VECTORS:
-        setattr(data, name, save_vectors(getattr(data, name), folder, name))
+    """Write ``data`` to ``folder``; its vectors then point at what was written (memory-mapped, not held twice), and
+    its lists at their base there and their delta."""
+    for vectors_name, lists_name in zip(_VECTORS, _LISTS):
+        vectors = getattr(data, vectors_name)
+        saved = save_vectors(vectors, folder, vectors_name)
+        setattr(data, vectors_name, saved)
+        setattr(data, lists_name, save_slot_lists(getattr(data, lists_name), folder, lists_name,
+                                                  moved_slots(vectors, saved), saved.stored))
     for name in _FRAMES:
         getattr(data, name).write_parquet(folder / f"{name}.parquet", compression=FRAME_COMPRESSION)
     for column in _PAIRS:
         np.save(folder / f"synonym_pairs.{column}.npy", data.synonym_pairs[column].to_numpy())
     for name in _ARRAYS:
         np.save(folder / f"{name}.npy", getattr(data, name))
-    for name in _LISTS:
-        lists = getattr(data, name)
-        np.save(folder / f"{name}.indices.npy", lists.indices)
-        np.save(folder / f"{name}.cosines.npy", lists.cosines)
-        setattr(data, name, _mapped_lists(folder, name))
     (folder / "meta.json").write_text(json.dumps({"format": INDEX_FORMAT, "model": data.model, "dimension": data.entity_vectors.dimension}))
     (folder / GENERATION_FILE).write_text(str(generation))
 
@@ -591,7 +601,7 @@ def load(folder: Path) -> RetrievalData:
     frames["synonym_pairs"] = _read_pairs(folder)
     arrays = {name: np.load(folder / f"{name}.npy") for name in _ARRAYS}
     arrays |= {name: load_vectors(folder, name) for name in _VECTORS}
-    lists = {name: _mapped_lists(folder, name) for name in _LISTS}
+    lists = {name: _read_lists(folder, name, arrays[vectors_name]) for vectors_name, name in zip(_VECTORS, _LISTS)}
     data = RetrievalData(folder=folder, model=meta["model"], **frames, **arrays, **lists)
     remember(folder, data)  # the next edit patches it without reading the folder again
     return data
@@ -612,10 +622,12 @@ def synonym_pairs_and_entities(folder: Path) -> tuple[pl.DataFrame, pl.Series] |
         return None
 
 
-def _mapped_lists(folder: Path, name: str) -> NeighbourLists:
-    """Neighbour lists read only by the next patch: mapped, not held (a process building many indexes keeps one
-    copy, the page cache's)."""
-    return NeighbourLists(np.load(folder / f"{name}.indices.npy", mmap_mode="r"), np.load(folder / f"{name}.cosines.npy", mmap_mode="r"))
+def _read_lists(folder: Path, name: str, vectors: RowVectors) -> SlotLists:
+    """The lists of ``vectors`` saved as ``name``: over slots, or (a folder of format 15) over rows, read once."""
+    if has_slot_lists(folder, name):
+        return load_slot_lists(folder, name, vectors.stored)
+    rows = NeighbourLists(np.load(folder / f"{name}.indices.npy", mmap_mode="r"), np.load(folder / f"{name}.cosines.npy", mmap_mode="r"))
+    return SlotLists.of_rows(rows, vectors.rows, vectors.stored)
 
 
 def _meta(folder: Path) -> dict[str, object]:
@@ -632,8 +644,8 @@ def index_model(folder: Path) -> str | None:
 
 
 def layout_is_current(folder: Path) -> bool:
-    """Whether this version wrote the index in ``folder`` (an older layout is rebuilt, never misread)."""
-    return _meta(folder).get("format") == INDEX_FORMAT
+    """Whether this version reads the index in ``folder`` (an older layout is rebuilt, never misread)."""
+    return _meta(folder).get("format") in READABLE_FORMATS
 
 
 def published_retrieval_index(vault: Path, known: Path | None = None) -> Path | None:
@@ -652,7 +664,7 @@ def fresh_retrieval_index(vault: Path, model: str, generation: int | None = None
     fresh = current_if_fresh(vault, RETRIEVAL_INDEX, generation)
     if fresh is not None:
         meta = _meta(fresh)
-        if meta.get("format") == INDEX_FORMAT and meta.get("model") == model:
+        if meta.get("format") in READABLE_FORMATS and meta.get("model") == model:
             return fresh
     return None
 

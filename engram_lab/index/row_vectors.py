@@ -81,8 +81,16 @@ class RowVectors:
     def __matmul__(self, other: np.ndarray) -> np.ndarray:
         """Every logical row times ``other`` ((d,) or (d, j)): the store's product, then the rows (dead rows cost
         their share of the product, at most a third of it before a compaction)."""
-        product = self.parts[0] @ other if len(self.parts) == 1 else np.concatenate([part @ other for part in self.parts])
+        product = self.store_product(other)
         return product if self._identity else product[self.rows]
+
+    def store_product(self, other: np.ndarray) -> np.ndarray:
+        """Every store slot times ``other`` ((d, j)), dead slots included: slot i's product is row i."""
+        return self.parts[0] @ other if len(self.parts) == 1 else np.concatenate([part @ other for part in self.parts])
+
+    def at_slots(self, slots: np.ndarray) -> np.ndarray:
+        """The vectors of these store slots."""
+        return self._gather(np.asarray(slots, dtype=np.int64))
 
     def __getitem__(self, index: Any) -> np.ndarray:
         return self._gather(self.rows[index])

@@ -1,5 +1,6 @@
 """Neighbour lists patched after rows are removed, changed, added and moved equal lists built from scratch (at the
-default depth), or hold a build's first entries and give its densities and pairs (with a depth and a floor)."""
+default depth), or hold a build's first entries and give its densities and pairs (with a depth and a floor). The
+patch works over store slots (``slot_lists``); ``patch_rows`` reads it over rows, as a build gives them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from engram_lab.index.neighbour_lists import NeighbourLists, build_neighbour_lists, patch_neighbour_lists, patch_pairs
+from typing import NamedTuple
+
+from engram_lab.index.neighbour_lists import ListsOf, NeighbourLists, Pairs, build_neighbour_lists, patch_pairs
+from engram_lab.index.row_vectors import RowVectors
+from engram_lab.index.slot_lists import SlotLists, patch_slot_lists
 from engram_lab.index.vector_reuse import kept_origin, match_rows, patch_vectors
 from engram_lab.retrieve.csls import local_density
 
@@ -31,6 +36,31 @@ def edited(rng: np.random.Generator, old: np.ndarray, removed: int, changed: int
     return vectors[order], origin[order]
 
 
+class RowPatch(NamedTuple):
+    lists: NeighbourLists  # over the new rows
+    moved: np.ndarray  # per new row, whether the patch changed its list
+    lists_of: ListsOf
+
+
+def patch_rows(old: NeighbourLists, origin: np.ndarray, vectors: np.ndarray, depth: int | None = None,
+               floor: float | None = None, k: int | None = None) -> RowPatch:
+    """The slot patch over rows: the old rows are the store's first slots (a removed row's vector is never read),
+    the new vectors without an origin are appended after them, as ``RowVectors.patched`` lays them out."""
+    n_old, kept = old.indices.shape[0], np.flatnonzero(origin >= 0)
+    store = np.zeros((n_old, vectors.shape[1]), dtype=np.float32)
+    store[origin[kept]] = vectors[kept]
+    new = RowVectors.of(store).patched(origin, vectors[origin < 0])
+    patch = patch_slot_lists(SlotLists.whole(old.indices, old.cosines), np.arange(n_old), new, depth, floor, k)
+    view = patch.lists.rows_view(new.rows)
+    moved = np.zeros(len(new), dtype=bool)
+    moved[view.slot_row[patch.changed]] = True
+    return RowPatch(view.whole(), moved, view.of)
+
+
+def patched_pairs(old_pairs: Pairs, old: NeighbourLists, origin: np.ndarray, patch: RowPatch, threshold: float) -> Pairs:
+    return patch_pairs(old_pairs, old.indices.shape[0], origin, patch.moved, patch.lists_of, threshold)
+
+
 @pytest.mark.parametrize(("n", "k", "removed", "changed", "added"),
                          [(200, 8, 10, 5, 7), (200, 32, 0, 0, 3), (60, 8, 30, 0, 0), (6, 8, 2, 1, 4), (5, 8, 0, 0, 0), (40, 4, 39, 0, 0)])
 def test_patched_lists_equal_built_lists(n, k, removed, changed, added):
@@ -38,14 +68,15 @@ def test_patched_lists_equal_built_lists(n, k, removed, changed, added):
     old = unit(rng, n)
     vectors, origin = edited(rng, old, removed, changed, added)
     before = build_neighbour_lists(old, k)
-    patched = patch_neighbour_lists(before, origin, vectors)
+    patch = patch_rows(before, origin, vectors)
+    patched = patch.lists
     built = build_neighbour_lists(vectors, k)
     np.testing.assert_allclose(patched.cosines, built.cosines, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(patched.densities(), built.densities(), rtol=1e-5, atol=1e-6)
     for threshold in (0.0, 0.3, 0.6):
         want = built.pairs_above(threshold)
         assert_same_pairs(patched.pairs_above(threshold), want)
-        assert_same_pairs(patch_pairs(before.pairs_above(threshold), before, origin, patched, threshold), want)
+        assert_same_pairs(patched_pairs(before.pairs_above(threshold), before, origin, patch, threshold), want)
 
 
 def assert_same_pairs(got, want):  # type: ignore[no-untyped-def]
@@ -67,9 +98,10 @@ def test_pairs_patched_in_row_order_equal_pairs_of_built_lists(seed):
         at = int(rng.integers(0, vectors.shape[0] + 1))
         vectors, origin = np.insert(vectors, at, unit(rng, 1, 6), axis=0), np.insert(origin, at, -1)
     before = build_neighbour_lists(old, 8)
-    patched = patch_neighbour_lists(before, origin, vectors)
+    patch = patch_rows(before, origin, vectors)
+    patched = patch.lists
     for threshold in (0.5, 0.8, 0.95):
-        assert_same_pairs(patch_pairs(before.pairs_above(threshold), before, origin, patched, threshold),
+        assert_same_pairs(patched_pairs(before.pairs_above(threshold), before, origin, patch, threshold),
                           build_neighbour_lists(vectors, 8).pairs_above(threshold))
 
 
@@ -95,33 +127,35 @@ def test_lists_kept_short_after_removals_still_give_a_builds_densities_and_pairs
     for _ in range(4):
         removed, changed, added = (int(x) for x in rng.integers(0, 12, size=3))
         new_vectors, origin = edited(rng, vectors, removed, changed, added)
-        patched = patch_neighbour_lists(lists, origin, new_vectors, depth=depth, floor=floor)
+        patch = patch_rows(lists, origin, new_vectors, depth=depth, floor=floor)
+        patched = patch.lists
         built = build_neighbour_lists(new_vectors, k)
         assert_nearest_prefix(patched, built, depth)
         np.testing.assert_allclose(patched.densities(depth), built.densities(depth), rtol=1e-5, atol=1e-6)
         for threshold in (floor, 0.8):
             want = built.pairs_above(threshold)
-            assert_same_pairs(patch_pairs(lists.pairs_above(threshold), lists, origin, patched, threshold), want)
+            assert_same_pairs(patched_pairs(lists.pairs_above(threshold), lists, origin, patch, threshold), want)
             assert_same_pairs(patched.pairs_above(threshold), want)
         vectors, lists = new_vectors, patched
 
 
 def test_a_removal_leaving_every_list_deep_enough_recomputes_none(monkeypatch):
-    import engram_lab.index.neighbour_lists as neighbour_lists
+    import engram_lab.index.slot_lists as slot_lists
 
     rng = np.random.default_rng(9)
     vectors = unit(rng, 80)
     lists = build_neighbour_lists(vectors, 10)
     origin = np.delete(np.arange(80), 17)  # row 17 removed, nothing new: every list loses at most one row
     recomputed: list[int] = []
-    full_rows = neighbour_lists._full_rows
-    monkeypatch.setattr(neighbour_lists, "_full_rows", lambda v, rows, k: recomputed.append(rows.size) or full_rows(v, rows, k))
-    patched = patch_neighbour_lists(lists, origin, vectors[origin], depth=8)
+    full_slots = slot_lists._full_slots
+    monkeypatch.setattr(slot_lists, "_full_slots", lambda v, slots, live, k: recomputed.append(slots.size) or full_slots(v, slots, live, k))
+    patch = patch_rows(lists, origin, vectors[origin], depth=8)
+    patched = patch.lists
     assert recomputed == []
     holding = np.flatnonzero((lists.indices == 17).any(axis=1))  # old rows; row r > 17 is new row r - 1
     assert holding.size > 0 and ((patched.indices >= 0).sum(axis=1)[holding - (holding > 17)] == 9).all()
     assert_nearest_prefix(patched, build_neighbour_lists(vectors[origin], 10), 8)
-    patch_neighbour_lists(lists, origin, vectors[origin])  # the default depth is the lists' own: a short list is redone
+    patch_rows(lists, origin, vectors[origin])  # the default depth is the lists' own: a short list is redone
     assert recomputed == [holding.size]
 
 
@@ -243,8 +277,9 @@ def test_pairs_of_rows_past_the_square_root_of_the_int32_range_stay_sorted():
     a, b, _ = lists.pairs_above(0.5)
     assert (a.tolist(), b.tolist()) == want
     origin = np.arange(n)
-    a, b, _ = patch_pairs(lists.pairs_above(0.5), lists, origin, lists, 0.5)
-    assert (a.tolist(), b.tolist()) == want
+    for moved in (np.zeros(n, dtype=bool), np.ones(n, dtype=bool)):  # pairs standing, pairs made again
+        a, b, _ = patch_pairs(lists.pairs_above(0.5), n, origin, moved, lambda rows: (lists.indices[rows], lists.cosines[rows]), 0.5)
+        assert (a.tolist(), b.tolist()) == want
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -257,7 +292,8 @@ def test_older_shallower_int64_lists_are_patched_into_wider_ones(seed):
     old.indices.setflags(write=False)
     old.cosines.setflags(write=False)
     new_vectors, origin = edited(rng, vectors, 4, 2, 3)
-    patched = patch_neighbour_lists(old, origin, new_vectors, depth=8, floor=0.6, k=16)
+    patch = patch_rows(old, origin, new_vectors, depth=8, floor=0.6, k=16)
+    patched = patch.lists
     built = build_neighbour_lists(new_vectors, 16)
     assert patched.indices.shape == (new_vectors.shape[0], 16) and patched.indices.dtype == np.int32
     assert_nearest_prefix(patched, built, 8)
@@ -273,24 +309,26 @@ def test_a_kind_with_fewer_rows_than_the_depth_keeps_every_other_row(n):
     vectors = unit(rng, n, dim=6)
     lists = build_neighbour_lists(vectors, 12)
     new_vectors, origin = edited(rng, vectors, 1, 0, 2)
-    patched = patch_neighbour_lists(lists, origin, new_vectors, depth=10, floor=0.5)
+    patch = patch_rows(lists, origin, new_vectors, depth=10, floor=0.5)
+    patched = patch.lists
     assert ((patched.indices >= 0).sum(axis=1) == new_vectors.shape[0] - 1).all()
     np.testing.assert_allclose(patched.densities(), build_neighbour_lists(new_vectors, 12).densities(), rtol=1e-5)
 
 
 def test_recomputed_lists_are_the_same_in_batches_cut_to_a_memory_budget(monkeypatch):
-    import engram_lab.index.neighbour_lists as neighbour_lists
+    import engram_lab.index.slot_lists as slot_lists
 
     rng = np.random.default_rng(12)
     vectors = unit(rng, 150)
     lists = build_neighbour_lists(vectors, 8)
     new_vectors, origin = edited(rng, vectors, 20, 10, 15)
-    whole = patch_neighbour_lists(lists, origin, new_vectors)
+    whole = patch_rows(lists, origin, new_vectors).lists
     sizes: list[int] = []
-    full_rows = neighbour_lists._full_rows
-    monkeypatch.setattr(neighbour_lists, "RECOMPUTE_BYTES", 8 * new_vectors.shape[0] * 3)  # three rows a batch
-    monkeypatch.setattr(neighbour_lists, "_full_rows", lambda v, rows, k: sizes.append(rows.size) or full_rows(v, rows, k))
-    cut = patch_neighbour_lists(lists, origin, new_vectors)
+    full_slots = slot_lists._full_slots
+    slots = lists.indices.shape[0] + int((origin < 0).sum())  # the old rows' slots, then the new vectors'
+    monkeypatch.setattr(slot_lists, "RECOMPUTE_BYTES", 8 * slots * 3)  # three lists a batch
+    monkeypatch.setattr(slot_lists, "_full_slots", lambda v, rows, live, k: sizes.append(rows.size) or full_slots(v, rows, live, k))
+    cut = patch_rows(lists, origin, new_vectors).lists
     assert max(sizes) == 3 and len(sizes) > 5
     np.testing.assert_array_equal(cut.indices, whole.indices)
     np.testing.assert_allclose(cut.cosines, whole.cosines, rtol=1e-6, atol=1e-7)  # products of other shapes round apart

@@ -3,6 +3,7 @@ chunk rows, vectors, densities, synonym pairs, entities, facts, edges and the wa
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -113,3 +114,29 @@ def test_an_index_saved_with_string_edge_types_loads_with_the_enum(vault):
     current.edges.cast({"type": pl.String}).write_parquet(folder / "edges.parquet")
     forget()
     assert_frame_equal(load(folder).edges, current.edges)
+
+
+def test_an_index_of_format_15_with_lists_over_rows_is_read_and_patched(vault, monkeypatch):
+    """Folders written before the lists named store slots hold them over rows: read as lists over slots, not rebuilt."""
+    rng = random.Random(8)
+    seed_vault(vault, rng, notes=8)
+    index_vault(vault, progress=False)
+    embedder = BagOfWordsEmbedder()
+    folder = refresh_retrieval_index(vault, embedder)
+    data = load(folder)
+    for kind in ("section", "entity", "fact"):
+        rows = getattr(data, f"{kind}_lists").rows_view(getattr(data, f"{kind}_vectors").rows).whole()
+        np.save(folder / f"{kind}_lists.indices.npy", rows.indices)
+        np.save(folder / f"{kind}_lists.cosines.npy", rows.cosines)
+        for old in folder.glob(f"{kind}_lists.base.*"):
+            old.unlink()
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps(meta | {"format": 15}))
+    forget()
+    history = [random_change(vault, rng), random_change(vault, rng)]
+    index_vault(vault, progress=False)
+    with monkeypatch.context() as guard:
+        guard.setattr(retrieval_index, "build_neighbour_lists", lambda *a, **k: pytest.fail("neighbours rebuilt, not patched"))
+        patched = load(refresh_retrieval_index(vault, embedder))
+    rebuilt = load(rebuilt_beside(vault, RETRIEVAL_INDEX, lambda v: refresh_retrieval_index(v, embedder)))
+    assert_same_index(patched, rebuilt, history)

@@ -8,7 +8,7 @@ import json
 import polars as pl
 
 from engram_lab.engine import Engine
-from engram_lab.index.retrieval_index import INDEX_FORMAT, published_retrieval_index
+from engram_lab.index.retrieval_index import READABLE_FORMATS, published_retrieval_index
 from engram_lab.indexer import index_vault
 from engram_lab.retrieve.behind import ChangedNotes, changed_notes, choose_index, merge_keyword_hits
 from engram_lab.retrieve.results import SearchResult
@@ -88,6 +88,6 @@ def test_a_search_builds_only_when_no_index_is_usable_and_says_why(vault, write)
 
     folder = published_retrieval_index(vault)
     meta = json.loads((folder / "meta.json").read_text())
-    (folder / "meta.json").write_text(json.dumps(meta | {"format": INDEX_FORMAT - 1}))
+    (folder / "meta.json").write_text(json.dumps(meta | {"format": min(READABLE_FORMATS) - 1}))
     outcome = Searcher(vault, embedder_factory=OtherModel).search("Blue Harbour", k=2)
     assert "written by an older version" in outcome.notes[0]

@@ -134,13 +134,13 @@ def test_a_note_is_joined_to_the_entity_its_title_names(searcher):
 def test_auto_reads_no_index_of_an_older_layout(searcher, vault):
     import json
 
-    from engram_lab.index.retrieval_index import INDEX_FORMAT, published_retrieval_index
+    from engram_lab.index.retrieval_index import READABLE_FORMATS, published_retrieval_index
 
     searcher.search("Ana Ruiz", k=3)  # publishes the retrieval index
     folder = published_retrieval_index(vault)
     assert folder is not None
     meta = json.loads((folder / "meta.json").read_text())
-    (folder / "meta.json").write_text(json.dumps(meta | {"format": INDEX_FORMAT - 1}))  # as an older version left it
+    (folder / "meta.json").write_text(json.dumps(meta | {"format": min(READABLE_FORMATS) - 1}))  # as an older version left it
     outcome = Searcher(vault, embedder_factory=BagOfWordsEmbedder).search("Ana Ruiz", k=3, mode="auto")
     assert outcome.ranking is None and outcome.results  # BM25 over the notes, not a misread graph
     assert outcome.context.startswith("[partial and possibly stale")
