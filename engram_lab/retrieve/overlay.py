@@ -17,7 +17,7 @@ import polars as pl
 
 from engram_lab.index.retrieval_index import EDGE_TYPE, RetrievalData
 from engram_lab.last_few import kept_for_last
-from engram_lab.resolve.overlay import ResolutionState, state_among
+from engram_lab.resolve.overlay import ResolutionState, judged_entities, state_among
 from engram_lab.retrieve.results import SearchResult
 from engram_lab.state.db import OVERLAY_GENERATION, open_ledger, read_counter
 from engram_lab.state.decisions import Decision, DecisionLedger
@@ -64,9 +64,19 @@ class OverlaySnapshot:
         cached = self._by_index.get(id(data))
         if cached is not None and cached[0] is data:
             return cached[1]
-        found = present_judgments(state_among(self.decisions, frozenset(data.entity_position)))
+        found = present_judgments(state_among(self.decisions, judged_present(self.decisions, data)))
         self._by_index = {id(data): (data, found)}  # one index is live at a time
         return found
+
+
+def judged_present(decisions: tuple[Decision, ...], data: RetrievalData) -> frozenset[str]:
+    """The entities ``decisions`` name that ``data`` holds (all ``state_among`` reads of the entities present): a
+    set of every entity's IRI took 0.1 s of each edit's walk at 100,000 notes, and its dictionary 0.35 s more."""
+    judged = judged_entities(decisions)
+    if not judged:
+        return frozenset()
+    iris = data.entities["entity_iri"]
+    return frozenset(iris.filter(iris.is_in(pl.Series(list(judged), dtype=pl.String))).to_list())
 
 
 # Kept for the last state (``state_among`` hands out the same object while the decisions and the judged entities

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from engram_lab.engine import Engine
 from engram_lab.retrieve.graph import adjacency
-from engram_lab.retrieve.overlay import blocked_synonyms, load_overlay, overlay_edges
+from engram_lab.resolve.overlay import judged_entities
+from engram_lab.retrieve.overlay import blocked_synonyms, judged_present, load_overlay, overlay_edges
 from engram_lab.retrieve.searcher import Searcher
 from engram_lab.retrieve.settings import RetrievalSettings
 from tests.retrieve.test_searcher import NOTES, BagOfWordsEmbedder
@@ -75,6 +76,8 @@ def test_a_judgment_on_an_entity_gone_from_the_notes_leaves_the_graph_and_return
     gone = searcher._data
     pair = tuple(sorted(gone.entity_position[iris[i]] for i in (a, b)))
     assert pair not in blocked_synonyms(gone, load_overlay(vault))  # joined only through the absent entity
+    decisions = load_overlay(vault).decisions
+    assert judged_present(decisions, gone) == judged_entities(decisions) & frozenset(gone.entity_position) == {iris[a], iris[b]}
     write("other.md", text)
     engine.index(progress=False)
     searcher.search("Ana Ruiz", k=3)
