@@ -140,3 +140,14 @@ def test_an_index_of_format_15_with_lists_over_rows_is_read_and_patched(vault, m
         patched = load(refresh_retrieval_index(vault, embedder))
     rebuilt = load(rebuilt_beside(vault, RETRIEVAL_INDEX, lambda v: refresh_retrieval_index(v, embedder)))
     assert_same_index(patched, rebuilt, history)
+
+
+def test_synonym_pairs_read_back_exactly_as_built(vault):
+    """Written as int32 rows and float32 cosines (each a float32 list entry's), read back as int64 and float64."""
+    seed_vault(vault, random.Random(9), notes=8)
+    index_vault(vault, progress=False)
+    folder = refresh_retrieval_index(vault, BagOfWordsEmbedder())
+    built = load(folder).synonym_pairs
+    forget()
+    assert built.height > 0
+    assert_frame_equal(load(folder).synonym_pairs, built, check_exact=True)
