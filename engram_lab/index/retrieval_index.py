@@ -37,7 +37,7 @@ from engram_lab.index.progress import EMBED_ENTITIES, EMBED_FACTS, EMBED_SECTION
 from engram_lab.index.publish import current_index_dir, publish_index
 from engram_lab.index.recent import recall, remember
 from engram_lab.index.row_vectors import RowVectors, load_vectors, save_vectors
-from engram_lab.index.slot_lists import SlotLists, has_slot_lists, load_slot_lists, moved_slots, patch_slot_lists, save_slot_lists
+from engram_lab.index.slot_lists import RowListsOnDisk, SlotLists, has_slot_lists, load_slot_lists, moved_slots, patch_slot_lists, save_slot_lists
 from engram_lab.index.tables import TABLES_DIR, TableStore
 from engram_lab.index.vector_reuse import kept_origin, match_rows, patch_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
@@ -77,9 +77,9 @@ class RetrievalData:
     fact_vectors: RowVectors
     fact_density: np.ndarray
     synonym_pairs: pl.DataFrame  # a, b (entity indices), cosine: nearest neighbours above the lowest threshold in use
-    section_lists: SlotLists  # what the densities and synonym pairs come from, over the vectors' slots: kept for the next patch
-    entity_lists: SlotLists
-    fact_lists: SlotLists
+    section_lists: SlotLists | RowListsOnDisk  # what the densities and synonym pairs come from, over the vectors' slots
+    entity_lists: SlotLists | RowListsOnDisk  # (``as_slots``): kept for the next patch
+    fact_lists: SlotLists | RowListsOnDisk
 
     @property
     def n_passages(self) -> int:
@@ -423,7 +423,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
             lists[kind], changed[kind] = SlotLists.of_rows(built, kind_vectors.rows, kind_vectors.stored), None
         else:  # densities read DEFAULT_K rows; synonym pairs every entry above the floor
             lists[kind], changed[kind] = patch_slot_lists(
-                getattr(previous, f"{kind}_lists"), getattr(previous, f"{kind}_vectors").rows, kind_vectors, depth=DEFAULT_K,
+                getattr(previous, f"{kind}_lists").as_slots(), getattr(previous, f"{kind}_vectors").rows, kind_vectors, depth=DEFAULT_K,
                 floor=SYNONYM_FLOOR if kind == "entity" else None, k=k)
             if tick is not None:
                 tick(len(kind_vectors))
@@ -586,7 +586,7 @@ def save(data: RetrievalData, generation: int, folder: Path) -> None:
         vectors = getattr(data, vectors_name)
         saved = save_vectors(vectors, folder, vectors_name)
         setattr(data, vectors_name, saved)
-        setattr(data, lists_name, save_slot_lists(getattr(data, lists_name), folder, lists_name,
+        setattr(data, lists_name, save_slot_lists(getattr(data, lists_name).as_slots(), folder, lists_name,
                                                   moved_slots(vectors, saved), saved.stored))
     for name in _FRAMES:
         getattr(data, name).write_parquet(folder / f"{name}.parquet", compression=FRAME_COMPRESSION)
@@ -628,12 +628,12 @@ def synonym_pairs_and_entities(folder: Path) -> tuple[pl.DataFrame, pl.Series] |
         return None
 
 
-def _read_lists(folder: Path, name: str, vectors: RowVectors) -> SlotLists:
-    """The lists of ``vectors`` saved as ``name``: over slots, or (a folder of format 15) over rows, read once."""
+def _read_lists(folder: Path, name: str, vectors: RowVectors) -> SlotLists | RowListsOnDisk:
+    """The lists of ``vectors`` saved as ``name``: over slots, or (a folder of format 15) over rows."""
     if has_slot_lists(folder, name):
         return load_slot_lists(folder, name, vectors.stored)
     rows = NeighbourLists(np.load(folder / f"{name}.indices.npy", mmap_mode="r"), np.load(folder / f"{name}.cosines.npy", mmap_mode="r"))
-    return SlotLists.of_rows(rows, vectors.rows, vectors.stored)
+    return RowListsOnDisk(rows, vectors.rows, vectors.stored)
 
 
 def _meta(folder: Path) -> dict[str, object]:

@@ -17,6 +17,7 @@ from polars.testing import assert_frame_equal
 from engram_lab.index import retrieval_index
 from engram_lab.index.recent import forget
 from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, load, published_retrieval_index, refresh_retrieval_index
+from engram_lab.index.slot_lists import RowListsOnDisk
 from engram_lab.indexer import index_vault
 from engram_lab.retrieve.graph import adjacency
 from engram_lab.retrieve.settings import RetrievalSettings
@@ -133,6 +134,7 @@ def test_an_index_of_format_15_with_lists_over_rows_is_read_and_patched(vault, m
     meta = json.loads((folder / "meta.json").read_text())
     (folder / "meta.json").write_text(json.dumps(meta | {"format": 15}))
     forget()
+    assert isinstance(load(folder).entity_lists, RowListsOnDisk)  # a search's load maps them, converts nothing
     history = [random_change(vault, rng), random_change(vault, rng)]
     index_vault(vault, progress=False)
     with monkeypatch.context() as guard:
