@@ -132,9 +132,11 @@ class RetrievalData:
         return None if np.isnan(day) else dt.date.fromordinal(int(day)).year
 
     @cached_property
-    def entity_position(self) -> dict[str, int]:
-        """Entity IRI -> entity index, built once per loaded index (by ``zip``: a comprehension took twice as long)."""
-        return dict(zip(self.entities["entity_iri"].to_list(), range(self.entities.height)))
+    def entity_position(self) -> Mapping[str, int]:
+        """Entity IRI -> entity index: by binary search over the IRIs, which every grouping keeps sorted (a dictionary
+        of 580,000 IRIs took 0.35 s of each new index at 100,000 notes, for the few a search looks up)."""
+        iris = self.entities["entity_iri"]
+        return SortedPositions(iris) if iris.is_sorted() else dict(zip(iris.to_list(), range(iris.len())))
 
     @cached_property
     def doc_paths(self) -> dict[str, str]:
@@ -213,6 +215,26 @@ def day_numbers(dates: pl.Series) -> np.ndarray:
 # The lazily computed parts of an index that a search reads (``ready_for_search``); the rest serve rarer paths.
 SEARCH_READS = ("section_position", "chunks_per_note", "note_days", "entity_position", "doc_paths", "_facts_by_subject",
                 "fact_sections", "facts_from_language_model", "entity_neighbours")
+
+
+class SortedPositions(Mapping[str, int]):
+    """Key -> its row in a sorted column of distinct strings, found by binary search."""
+
+    def __init__(self, keys: pl.Series) -> None:
+        self._keys = keys
+
+    def __getitem__(self, key: str) -> int:
+        if isinstance(key, str) and self._keys.len():
+            at = int(self._keys.search_sorted(key, side="left"))
+            if at < self._keys.len() and self._keys[at] == key:
+                return at
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys.to_list())
+
+    def __len__(self) -> int:
+        return self._keys.len()
 
 
 class NeighbourSets(Mapping[int, set[int]]):

@@ -10,6 +10,7 @@ later one replaces is labelled, and an accepted replacement ranks above it.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -98,12 +99,22 @@ def load_overlay(vault: Path) -> OverlaySnapshot:
     try:
         generation = read_counter(conn, OVERLAY_GENERATION)
         decisions = DecisionLedger(conn).verdicts()  # the walk reads verdicts, not why
-        candidates = ReviewQueue(conn).candidates()
-        paths = {r["doc_id"]: r["path"] for r in conn.execute("SELECT doc_id, path FROM documents")}
+        superseded = [_superseded(c) for c in ReviewQueue(conn).candidates() if c.evidence.get("status") != "rejected"]
+        paths = _paths_of(conn, sorted({s.later_doc for s in superseded}))
     finally:
         conn.close()
-    superseded = [_superseded(c) for c in candidates if c.evidence.get("status") != "rejected"]
     return OverlaySnapshot(generation, decisions, superseded, paths)
+
+
+def _paths_of(conn: sqlite3.Connection, doc_ids: list[str]) -> dict[str, str]:
+    """The paths of these documents, the replacements a label names (every note's path took 0.14 s of each overlay
+    reload at 100,000 notes)."""
+    paths: dict[str, str] = {}
+    for start in range(0, len(doc_ids), 500):
+        chunk = doc_ids[start : start + 500]
+        rows = conn.execute(f"SELECT doc_id, path FROM documents WHERE doc_id IN ({', '.join('?' * len(chunk))})", chunk)
+        paths.update((r["doc_id"], r["path"]) for r in rows)
+    return paths
 
 
 def _superseded(c: StoredCandidate) -> Superseded:

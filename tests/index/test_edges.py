@@ -122,3 +122,18 @@ def test_labels_made_by_column_operations_equal_normalise_label():
     texts += ["Dr. A. Okafor", "", "---", "__init__", "ÉCOLE Normale", "straße"]
     assert labels_of(pl.Series(texts)).to_list() == [v.normalise_label(text) for text in texts]
     assert labels_of(pl.Series([], dtype=pl.String)).to_list() == []
+
+
+def test_sorted_positions_answer_as_a_dictionary_of_the_column_does():
+    from engram_lab.index.retrieval_index import SortedPositions
+
+    rng = random.Random(4)
+    alphabet = ["a", "b", "Z", "é", "ß", "中", "-", "/", ":"]
+    for size in (0, 1, 2, 7, 300):
+        keys = sorted({"".join(rng.choices(alphabet, k=rng.randint(0, 6))) for _ in range(size)})
+        positions = SortedPositions(pl.Series(keys, dtype=pl.String))
+        expected = {key: row for row, key in enumerate(keys)}
+        assert dict(positions) == expected and len(positions) == len(expected) and list(positions) == keys
+        for probe in [*keys, *("".join(rng.choices(alphabet, k=rng.randint(0, 6))) for _ in range(50)), 3, None]:
+            assert (probe in positions) == (probe in expected)
+            assert positions.get(probe) == expected.get(probe)
