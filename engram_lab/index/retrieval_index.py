@@ -39,7 +39,7 @@ from engram_lab.index.recent import recall, remember
 from engram_lab.index.row_vectors import RowVectors, load_vectors, save_vectors
 from engram_lab.index.slot_lists import RowListsOnDisk, SlotLists, has_slot_lists, load_slot_lists, moved_slots, patch_slot_lists, save_slot_lists
 from engram_lab.index.tables import TABLES_DIR, TableStore
-from engram_lab.index.vector_reuse import kept_origin, match_rows, patch_vectors
+from engram_lab.index.vector_reuse import kept_origin, match_rows, old_to_new, patch_vectors
 from engram_lab.retrieve.csls import DEFAULT_K
 from engram_lab.state.db import engram_dir, open_ledger
 from engram_lab.state.document_rows import DocumentReads
@@ -432,7 +432,10 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
     finally:
         cache.close()
 
-    edges = _edges(documents, facts, raw_entities, links, entities)
+    mentions = None
+    if changes is not None and previous is not None:
+        mentions = patched_mentions(previous, documents, entities, raw_entities, changes.touched, kept_from["entity"])
+    edges = _edges(documents, facts, raw_entities, links, entities, mentions)
     if progress is not None:
         progress.stage(NEIGHBOURS, sum(len(v) for v in vectors.values()))
     tick = progress.advance if progress is not None else None
@@ -509,20 +512,21 @@ def _embed_stage(cache: EmbeddingCache, embedder: Embedder, texts: list[str], st
 
 
 def _edges(documents: pl.DataFrame, facts: pl.DataFrame, raw_entities: pl.DataFrame, links: pl.DataFrame,
-           entities: pl.DataFrame) -> pl.DataFrame:
+           entities: pl.DataFrame, mentions: pl.DataFrame | None = None) -> pl.DataFrame:
     """The walk's typed edges, one row per (src, dst, type) with the count as weight; a document's node is its row of
     ``documents``, an entity's its row of ``entities`` after them. Column operations, not a loop over rows: an edit
-    rebuilds them from 70,000 facts and 350,000 mentions on the 10,000-note benchmark."""
+    rebuilds them from 70,000 facts and 350,000 mentions on the 10,000-note benchmark. ``mentions``: the mention
+    edges with their weights, when the caller patched them (``patched_mentions``); else joined from
+    ``raw_entities``."""
     n_pass = documents.height
-    schema = {"src": pl.Int64, "dst": pl.Int64, "type": EDGE_TYPE}
     typed = facts.filter((pl.col("s") != pl.col("o")) & (pl.col("predicate_iri") != v.LINKS_TO.value)).select(
         (pl.col("s").cast(pl.Int64) + n_pass).alias("src"), (pl.col("o").cast(pl.Int64) + n_pass).alias("dst"),  # (an empty
         # frame of facts may carry them as strings)
         pl.when(pl.col("predicate_iri") == v.IS_A.value).then(_typed("hierarchy")).otherwise(_typed("relation")).alias("type"))
-    doc_rows = documents.select(pl.col("doc_id").cast(pl.String), pl.int_range(pl.len(), dtype=pl.Int64).alias("src"))
-    entity_rows = entities.select(pl.col("entity_iri").cast(pl.String), pl.int_range(n_pass, n_pass + pl.len(), dtype=pl.Int64).alias("dst"))
-    mentions = (raw_entities.select("doc_id", "entity_iri").join(doc_rows, on="doc_id").join(entity_rows, on="entity_iri")
-                .select("src", "dst", _typed("mention")))
+    doc_rows = _doc_rows(documents)
+    entity_rows = _entity_rows(entities, n_pass)
+    if mentions is None:
+        mentions = _mentions(raw_entities, doc_rows, entity_rows)
     # About: a note and the entities its title names (the note is their page), whatever kind each was given.
     named = entity_rows.select(labels_of(entities["name"]).alias("label"), "dst")
     titles = pl.DataFrame({"label": labels_of(documents["title"]), "src": pl.int_range(n_pass, eager=True, dtype=pl.Int64)})
@@ -538,26 +542,77 @@ def _edges(documents: pl.DataFrame, facts: pl.DataFrame, raw_entities: pl.DataFr
                  .filter(pl.col("dst").is_not_null() & (pl.col("dst") != pl.col("src")))
                  .select("src", "dst", _typed("link")))
     # Each part made with the Enum (casting 1.1 million strings to it took 0.3 s per edit at 100,000 notes), then the
-    # repeats counted on the sorted rows (a group-by over all 1.9 million took 0.2-0.4 s; the sort, 25 ms).
-    frame = pl.concat([part.cast(schema) for part in (typed, mentions, about, link_rows)]).sort(["type", "src", "dst"])
-    return _counted(frame)
+    # repeats summed on the sorted rows (a group-by over all 1.9 million took 0.2-0.4 s; the sort, 25 ms).
+    parts = [_weighted(part) for part in (typed, about, link_rows)] + [mentions.cast(_EDGE_SCHEMA)]
+    return _summed(pl.concat(parts).sort(["type", "src", "dst"]))
+
+
+_EDGE_SCHEMA = {"src": pl.Int64, "dst": pl.Int64, "type": EDGE_TYPE, "weight": pl.Float64}
+
+
+def _weighted(part: pl.DataFrame) -> pl.DataFrame:
+    """Edge rows, each of weight 1 (summed with its repeats by ``_summed``)."""
+    return part.with_columns(pl.lit(1.0, dtype=pl.Float64).alias("weight")).cast(_EDGE_SCHEMA)
+
+
+def _doc_rows(documents: pl.DataFrame) -> pl.DataFrame:
+    return documents.select(pl.col("doc_id").cast(pl.String), pl.int_range(pl.len(), dtype=pl.Int64).alias("src"))
+
+
+def _entity_rows(entities: pl.DataFrame, n_pass: int) -> pl.DataFrame:
+    return entities.select(pl.col("entity_iri").cast(pl.String), pl.int_range(n_pass, n_pass + pl.len(), dtype=pl.Int64).alias("dst"))
+
+
+def _mentions(raw_entities: pl.DataFrame, doc_rows: pl.DataFrame, entity_rows: pl.DataFrame) -> pl.DataFrame:
+    """A note and each entity it names, once per row of the entities table (weight 1 each)."""
+    return _weighted(raw_entities.select("doc_id", "entity_iri").join(doc_rows, on="doc_id").join(entity_rows, on="entity_iri")
+                     .select("src", "dst", _typed("mention")))
+
+
+def patched_mentions(previous: RetrievalData, documents: pl.DataFrame, entities: pl.DataFrame, raw_entities: pl.DataFrame,
+                     touched: frozenset[str], entity_kept_from: np.ndarray) -> pl.DataFrame:
+    """The mention edges (weighted) of ``documents`` and ``entities``, from ``previous``'s: an untouched note names
+    what it named, so its edges are renumbered; the touched notes' are joined again from their rows of the entities
+    table (joining all 1.1 million rows took 0.3 s of each edit at 100,000 notes). An entity grouped again
+    (``entity_kept_from`` -1) is found by its IRI in both groupings."""
+    old = previous.edges.filter(pl.col("type") == "mention")
+    n_old, n_pass = previous.n_passages, documents.height
+    doc_map = (previous.documents.select("doc_id", pl.col("doc_id").is_in(sorted(touched)).alias("touched"))
+               .join(documents.select("doc_id").with_row_index("new"), on="doc_id", how="left", maintain_order="left")
+               .select(pl.when(pl.col("touched")).then(None).otherwise(pl.col("new")).cast(pl.Int64).fill_null(-1))
+               .to_series().to_numpy())
+    entity_map = old_to_new(entity_kept_from, previous.n_entities).astype(np.int64)
+    regrouped = np.flatnonzero(entity_kept_from < 0)
+    if regrouped.size:
+        iris = entities["entity_iri"].gather(regrouped)
+        old_rows = previous.entities["entity_iri"].search_sorted(iris, side="left").to_numpy()
+        found = old_rows < previous.n_entities
+        found[found] = previous.entities["entity_iri"].gather(old_rows[found]).to_numpy() == iris.filter(pl.Series(found)).to_numpy()
+        entity_map[old_rows[found]] = regrouped[found]
+    src = doc_map[old["src"].to_numpy()]
+    dst = entity_map[old["dst"].to_numpy() - n_old]
+    keep = (src >= 0) & (dst >= 0)
+    kept = pl.DataFrame({"src": src[keep], "dst": dst[keep] + n_pass, "weight": old["weight"].to_numpy()[keep]}).with_columns(_typed("mention"))
+    fresh = _mentions(raw_entities.filter(pl.col("doc_id").is_in(sorted(touched))), _doc_rows(documents), _entity_rows(entities, n_pass))
+    return pl.concat([kept.select(list(_EDGE_SCHEMA)).cast(_EDGE_SCHEMA), fresh])
 
 
 def _typed(edge_type: str) -> pl.Expr:
     return pl.lit(edge_type, dtype=EDGE_TYPE).alias("type")
 
 
-def _counted(frame: pl.DataFrame) -> pl.DataFrame:
-    """Each distinct row of ``frame`` (sorted) once, with how many times it occurs as ``weight``."""
+def _summed(frame: pl.DataFrame) -> pl.DataFrame:
+    """Each distinct (src, dst, type) of ``frame`` (sorted) once, with its rows' weights summed."""
     if not frame.height:
-        return frame.with_columns(pl.lit(None, dtype=pl.Float64).alias("weight"))
-    repeat = np.ones(frame.height - 1, dtype=bool)  # row i + 1 equals row i
-    for name in frame.columns:
+        return frame
+    keys = ("src", "dst", "type")
+    repeat = np.ones(frame.height - 1, dtype=bool)  # row i + 1 has row i's key
+    for name in keys:
         values = frame[name].to_physical().to_numpy()
         repeat &= values[1:] == values[:-1]
     starts = np.flatnonzero(np.concatenate([[True], ~repeat]))
-    counts = np.diff(np.append(starts, frame.height)).astype(np.float64)
-    return frame[starts].with_columns(pl.Series("weight", counts, dtype=pl.Float64))
+    weights = np.add.reduceat(frame["weight"].to_numpy(), starts)
+    return frame[starts].with_columns(pl.Series("weight", weights, dtype=pl.Float64))
 
 
 @lru_cache(maxsize=1 << 20)  # a name outside ASCII, each edit: folding again took 2 s for every name at 100,000 notes
