@@ -80,6 +80,13 @@ class RetrievalData:
     section_lists: SlotLists | RowListsOnDisk  # what the densities and synonym pairs come from, over the vectors' slots
     entity_lists: SlotLists | RowListsOnDisk  # (``as_slots``): kept for the next patch
     fact_lists: SlotLists | RowListsOnDisk
+    name_labels: pl.Series | None = None  # ``labels_of`` the entity names, once made: the next patch's edges keep them
+
+    def entity_labels(self) -> pl.Series:
+        """``labels_of`` each entity's name (the about edges join them to the note titles)."""
+        if self.name_labels is None:
+            self.name_labels = labels_of(self.entities["name"])
+        return self.name_labels
 
     @property
     def n_passages(self) -> int:
@@ -432,10 +439,11 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
     finally:
         cache.close()
 
-    mentions = None
+    mentions, name_labels = None, None
     if changes is not None and previous is not None:
         mentions = patched_mentions(previous, documents, entities, raw_entities, changes.touched, kept_from["entity"])
-    edges = _edges(documents, facts, raw_entities, links, entities, mentions)
+        name_labels = patched_labels(previous.entity_labels(), kept_from["entity"], entities["name"])
+    edges = _edges(documents, facts, raw_entities, links, entities, mentions, name_labels)
     if progress is not None:
         progress.stage(NEIGHBOURS, sum(len(v) for v in vectors.values()))
     tick = progress.advance if progress is not None else None
@@ -461,7 +469,7 @@ def build_retrieval_data(vault: Path, embedder: Embedder, folder: Path,
         fact_vectors=vectors["fact"], fact_density=lists["fact"].densities(vectors["fact"].rows),
         synonym_pairs=synonym_frame(lists["entity"], vectors["entity"].rows, SYNONYM_FLOOR, previous, origins["entity"],
                                     changed["entity"]),
-        section_lists=lists["section"], entity_lists=lists["entity"], fact_lists=lists["fact"],
+        section_lists=lists["section"], entity_lists=lists["entity"], fact_lists=lists["fact"], name_labels=name_labels,
     )
     return data, generation
 
@@ -512,12 +520,12 @@ def _embed_stage(cache: EmbeddingCache, embedder: Embedder, texts: list[str], st
 
 
 def _edges(documents: pl.DataFrame, facts: pl.DataFrame, raw_entities: pl.DataFrame, links: pl.DataFrame,
-           entities: pl.DataFrame, mentions: pl.DataFrame | None = None) -> pl.DataFrame:
+           entities: pl.DataFrame, mentions: pl.DataFrame | None = None, name_labels: pl.Series | None = None) -> pl.DataFrame:
     """The walk's typed edges, one row per (src, dst, type) with the count as weight; a document's node is its row of
     ``documents``, an entity's its row of ``entities`` after them. Column operations, not a loop over rows: an edit
     rebuilds them from 70,000 facts and 350,000 mentions on the 10,000-note benchmark. ``mentions``: the mention
     edges with their weights, when the caller patched them (``patched_mentions``); else joined from
-    ``raw_entities``."""
+    ``raw_entities``. ``name_labels``: ``labels_of(entities["name"])``, when the caller has them."""
     n_pass = documents.height
     typed = facts.filter((pl.col("s") != pl.col("o")) & (pl.col("predicate_iri") != v.LINKS_TO.value)).select(
         (pl.col("s").cast(pl.Int64) + n_pass).alias("src"), (pl.col("o").cast(pl.Int64) + n_pass).alias("dst"),  # (an empty
@@ -528,7 +536,7 @@ def _edges(documents: pl.DataFrame, facts: pl.DataFrame, raw_entities: pl.DataFr
     if mentions is None:
         mentions = _mentions(raw_entities, doc_rows, entity_rows)
     # About: a note and the entities its title names (the note is their page), whatever kind each was given.
-    named = entity_rows.select(labels_of(entities["name"]).alias("label"), "dst")
+    named = entity_rows.select((labels_of(entities["name"]) if name_labels is None else name_labels).alias("label"), "dst")
     titles = pl.DataFrame({"label": labels_of(documents["title"]), "src": pl.int_range(n_pass, eager=True, dtype=pl.Int64)})
     about = titles.join(named, on="label").select("src", "dst", _typed("about"))
     # Note links: a wikilink names a note (title, file stem or path); a Markdown link gives its path or a web copy's
@@ -635,10 +643,18 @@ def labels_of(texts: pl.Series) -> pl.Series:
     return labels
 
 
+def patched_labels(previous: pl.Series, kept_from: np.ndarray, names: pl.Series) -> pl.Series:
+    """``labels_of(names)``, the rows kept from a previous grouping (``kept_from``) taking their label from
+    ``previous`` (a kept entity keeps its name): labelling all 580,000 names took 0.15 s of each 100,000-note edit."""
+    labels = previous.gather(np.maximum(kept_from, 0)) if previous.len() else pl.Series(["" for _ in kept_from], dtype=pl.String)
+    fresh = np.flatnonzero(kept_from < 0)
+    return labels.scatter(fresh, labels_of(names.gather(fresh))) if fresh.size else labels
+
+
 def warm_edges(data: RetrievalData) -> None:
     """Fold every name outside ASCII, make the link resolver and read every file name's date now, as the next edit's
     typed edges and dates would (a long-lived process starting up: its first edit then costs what the others do)."""
-    labels_of(data.entities["name"])
+    data.entity_labels()
     labels_of(data.documents["title"])
     note_link_resolver(data.documents["title"].to_list(), data.documents["path"].to_list())
     _file_name_dates(data.documents["path"])  # remembered per path, for the next edit's dates

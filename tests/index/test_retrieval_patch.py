@@ -16,7 +16,7 @@ from polars.testing import assert_frame_equal
 
 from engram_lab.index import retrieval_index
 from engram_lab.index.recent import forget
-from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, SortedPositions, load, published_retrieval_index, refresh_retrieval_index
+from engram_lab.index.retrieval_index import RETRIEVAL_INDEX, SortedPositions, labels_of, load, published_retrieval_index, refresh_retrieval_index
 from engram_lab.index.slot_lists import RowListsOnDisk
 from engram_lab.indexer import index_vault
 from engram_lab.retrieve.graph import adjacency
@@ -36,6 +36,7 @@ def assert_same_index(patched: retrieval_index.RetrievalData, rebuilt: retrieval
         np.testing.assert_allclose(getattr(patched, name), getattr(rebuilt, name), rtol=1e-5, atol=1e-6,
                                    err_msg=f"{name} after {history}")
     assert isinstance(patched.entity_position, SortedPositions)  # entities stay sorted by IRI: looked up by bisection
+    assert patched.entity_labels().equals(labels_of(patched.entities["name"]))  # as kept from patch to patch
     edges = RetrievalSettings().edges
     difference = adjacency(patched, edges, 0.5) - adjacency(rebuilt, edges, 0.5)
     assert difference.nnz == 0 or abs(difference).max() < 1e-5, history
