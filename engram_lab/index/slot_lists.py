@@ -42,6 +42,7 @@ class ListSummary(NamedTuple):
 
 
 def summarise(indices: np.ndarray, cosines: np.ndarray) -> ListSummary:
+    """The summary of these lists, one row each."""
     count = (indices >= 0).sum(axis=1).astype(np.int32)
     last = np.take_along_axis(cosines, np.maximum(count - 1, 0)[:, None].astype(np.int64), 1)[:, 0]
     last = np.where(count > 0, last, -np.inf).astype(np.float32)

@@ -303,9 +303,8 @@ class Searcher:
     def _bm25_sections(self, data: RetrievalData, query: str, sections_generation: int) -> np.ndarray:
         """BM25's scores per section row of ``data`` (zero beyond its best ``BM25_HITS``)."""
         bm25 = np.zeros(data.sections.height)
-        position = data.section_position
-        for hit in self._keyword_index(sections_generation).search(query, BM25_HITS):
-            row = position.get(hit.key[:3])
+        hits = self._keyword_index(sections_generation).search(query, BM25_HITS)
+        for hit, row in zip(hits, data.section_rows([hit.key[:3] for hit in hits])):
             if row is not None:
                 bm25[row] = hit.score
         return bm25
