@@ -67,8 +67,8 @@ def patch_entities(previous: pl.DataFrame, rows: pl.DataFrame, touched_docs: Col
     before = previous.filter(_in_any(docs))["entity_iri"]
     now = rows.filter(pl.col("doc_id").is_in(docs))["entity_iri"]
     touched = pl.concat([before, now]).unique()
-    fresh = group_entities(rows.filter(pl.col("entity_iri").is_in(touched)))
-    kept = _kept_rows(previous).filter(~pl.col("entity_iri").is_in(touched)).select(*ENTITY_COLUMNS, _FROM)
+    fresh = group_entities(rows.filter(pl.col("entity_iri").is_in(touched.implode())))
+    kept = _kept_rows(previous).filter(~pl.col("entity_iri").is_in(touched.implode())).select(*ENTITY_COLUMNS, _FROM)
     return _patched(kept, fresh, "entity_iri"), touched
 
 
@@ -120,7 +120,7 @@ def patch_facts(previous: pl.DataFrame, previous_entities: pl.DataFrame, relatio
     s_old, o_old = previous["s"].to_numpy(), previous["o"].to_numpy()
     moved = (to_new[s_old] < 0) | (to_new[o_old] < 0)  # naming a regrouped entity
     moved |= previous.select(_in_any(docs)).to_series().to_numpy()
-    naming = pl.col("subject_iri").is_in(touched_entities) | pl.col("object_iri").is_in(touched_entities)
+    naming = pl.col("subject_iri").is_in(touched_entities.implode()) | pl.col("object_iri").is_in(touched_entities.implode())
     stated_now = relations.filter(pl.col("doc_id").is_in(docs) | naming).select(FACT_KEY).unique()
     moved |= _rows_stating(previous, previous_entities, stated_now, s_old)
     iris = previous_entities["entity_iri"]

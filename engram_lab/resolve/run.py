@@ -156,12 +156,12 @@ def index_pairs_as_ours(pairs: pl.DataFrame, index_iris: pl.Series, our_iris: pl
     a, b, cosine = pairs["a"].to_numpy(), pairs["b"].to_numpy(), pairs["cosine"].to_numpy()
     rows = our_iris.to_frame("entity_iri").with_row_index("ours")
     if focus is not None:
-        near = index_iris.is_in(our_iris.gather(sorted(focus))).to_numpy()
+        near = index_iris.is_in(our_iris.gather(sorted(focus)).implode()).to_numpy()
         touching = np.flatnonzero(near[a] | near[b])
         ends = np.union1d(a[touching], b[touching])  # the index rows met: their IRIs alone are mapped to ours
         a, b, cosine = np.searchsorted(ends, a[touching]), np.searchsorted(ends, b[touching]), cosine[touching]
         index_iris = index_iris.gather(ends)
-        rows = rows.filter(pl.col("entity_iri").is_in(index_iris))
+        rows = rows.filter(pl.col("entity_iri").is_in(index_iris.implode()))
     ours = (index_iris.to_frame("entity_iri")  # index row -> our entity, or -1
             .join(rows, on="entity_iri", how="left", maintain_order="left")["ours"].cast(pl.Int64).fill_null(-1).to_numpy())
     x, y = ours[a], ours[b]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from engram_lab.index.retrieval_index import EDGE_TYPE, RetrievalData
+from engram_lab.index.retrieval_index import EDGE_TYPE, RetrievalData, positions_of
 from engram_lab.last_few import kept_for_last
 from engram_lab.resolve.overlay import ResolutionState, judged_entities, state_among
 from engram_lab.retrieve.results import SearchResult
@@ -77,7 +77,7 @@ def judged_present(decisions: tuple[Decision, ...], data: RetrievalData) -> froz
     if not judged:
         return frozenset()
     iris = data.entities["entity_iri"]
-    return frozenset(iris.filter(iris.is_in(pl.Series(list(judged), dtype=pl.String))).to_list())
+    return frozenset(iris.filter(iris.is_in(pl.Series(list(judged), dtype=pl.String).implode())).to_list())
 
 
 # Kept for the last state (``state_among`` hands out the same object while the decisions and the judged entities
@@ -147,9 +147,10 @@ def overlay_edges(data: RetrievalData, snapshot: OverlaySnapshot) -> pl.DataFram
 
 def blocked_synonyms(data: RetrievalData, snapshot: OverlaySnapshot) -> set[tuple[int, int]]:
     """Entity-index pairs (a < b) that a ``distinct`` keeps from being embedding synonyms."""
-    index = data.entity_position
+    apart = snapshot.among(data).apart
+    index = positions_of(data.entity_position, (iri for left, right in apart for iri in (*left, *right)))  # one search
     out: set[tuple[int, int]] = set()
-    for left, right in snapshot.among(data).apart:
+    for left, right in apart:
         for x in left:
             for y in right:
                 if x in index and y in index:

@@ -125,7 +125,7 @@ def test_labels_made_by_column_operations_equal_normalise_label():
 
 
 def test_sorted_positions_answer_as_a_dictionary_of_the_column_does():
-    from engram_lab.index.retrieval_index import SortedPositions
+    from engram_lab.index.retrieval_index import SortedPositions, positions_of
 
     rng = random.Random(4)
     alphabet = ["a", "b", "Z", "é", "ß", "中", "-", "/", ":"]
@@ -134,6 +134,9 @@ def test_sorted_positions_answer_as_a_dictionary_of_the_column_does():
         positions = SortedPositions(pl.Series(keys, dtype=pl.String))
         expected = {key: row for row, key in enumerate(keys)}
         assert dict(positions) == expected and len(positions) == len(expected) and list(positions) == keys
-        for probe in [*keys, *("".join(rng.choices(alphabet, k=rng.randint(0, 6))) for _ in range(50)), 3, None]:
+        probes = [*keys, *("".join(rng.choices(alphabet, k=rng.randint(0, 6))) for _ in range(50)), 3, None]
+        for probe in probes:
             assert (probe in positions) == (probe in expected)
             assert positions.get(probe) == expected.get(probe)
+        found = {probe: expected[probe] for probe in probes if probe in expected}
+        assert positions_of(positions, probes) == found == positions_of(expected, probes)  # one search, as a dict gives
