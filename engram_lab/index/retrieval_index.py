@@ -265,10 +265,11 @@ class SortedPositions(Mapping[str, int]):
         return {key: int(row) for key, row, ok in zip(wanted, at.tolist(), hit.tolist()) if ok}
 
     def __getitem__(self, key: str) -> int:
-        if key not in self._rows and isinstance(key, str):
+        if not isinstance(key, str):
+            raise KeyError(key)
+        if key not in self._rows:
             self._rows[key] = self.found([key]).get(key)
-        row = self._rows.get(key) if isinstance(key, str) else None
-        if row is None:
+        if (row := self._rows[key]) is None:
             raise KeyError(key)
         return row
 

@@ -31,6 +31,11 @@ DELTA_FLOOR = 4096  # lists a delta may always hold, so small indexes do not wri
 _SUMMARISING = threading.Lock()
 
 
+def _padded(rows: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` empty lists ``k`` wide: (indices of -1, cosines of -inf)."""
+    return np.full((rows, k), -1, dtype=ROW), np.full((rows, k), -np.inf, dtype=np.float32)
+
+
 class ListSummary(NamedTuple):
     """Per slot: how many entries its list holds, its last cosine (-inf when empty) and its density (mean of the
     first ``DEFAULT_K`` cosines, 0 when empty). A patch reads these for every slot; carried from patch to patch,
@@ -39,6 +44,14 @@ class ListSummary(NamedTuple):
     count: np.ndarray  # int32
     last: np.ndarray  # float32
     density: np.ndarray  # float32
+
+
+_FILLS = (0, -np.inf, 0.0)  # an empty list's count, last cosine and density
+
+
+def _resized(summary: ListSummary, size: int) -> ListSummary:
+    """``summary`` over ``size`` slots (new arrays): cut, or padded as empty lists."""
+    return ListSummary(*(_extended(part, size, fill) for part, fill in zip(summary, _FILLS)))
 
 
 def summarise(indices: np.ndarray, cosines: np.ndarray) -> ListSummary:
@@ -73,8 +86,7 @@ class SlotLists:
     @classmethod
     def of_rows(cls, lists: NeighbourLists, rows: np.ndarray, slots: int) -> SlotLists:
         """Lists over logical rows (row i's vector at slot ``rows[i]``) as lists over ``slots`` store slots."""
-        indices = np.full((slots, lists.k), -1, dtype=ROW)
-        cosines = np.full((slots, lists.k), -np.inf, dtype=np.float32)
+        indices, cosines = _padded(slots, lists.k)
         row_indices = np.asarray(lists.indices)
         indices[rows] = np.where(row_indices >= 0, rows[np.maximum(row_indices, 0)], -1)
         cosines[rows] = lists.cosines
@@ -94,8 +106,7 @@ class SlotLists:
 
     def _summarised(self) -> ListSummary:
         if not self._summary:
-            base = summarise(np.asarray(self.base_indices), np.asarray(self.base_cosines))
-            count, last, density = (_extended(part, self.slots, fill) for part, fill in zip(base, (0, -np.inf, 0.0)))
+            count, last, density = _resized(summarise(np.asarray(self.base_indices), np.asarray(self.base_cosines)), self.slots)
             delta = summarise(self.delta_indices, self.delta_cosines)
             count[self.delta_slots], last[self.delta_slots], density[self.delta_slots] = delta
             self._summary.append(ListSummary(count, last, density))
@@ -105,18 +116,15 @@ class SlotLists:
         """The lists of ``slots`` (copies): (indices, cosines), one row per slot; padding for a slot with none (one
         appended and removed since the base was written)."""
         slots = np.asarray(slots, dtype=np.int64)
-        held = self.in_delta(slots)
+        held, at = _found_in(self.delta_slots, slots)
         from_base = ~held & (slots < self.base_indices.shape[0])
-        indices = np.full((slots.size, self.k), -1, dtype=ROW)
-        cosines = np.full((slots.size, self.k), -np.inf, dtype=np.float32)
+        indices, cosines = _padded(slots.size, self.k)
         indices[from_base], cosines[from_base] = self.base_indices[slots[from_base]], self.base_cosines[slots[from_base]]
-        at = np.searchsorted(self.delta_slots, slots[held])
-        indices[held], cosines[held] = self.delta_indices[at], self.delta_cosines[at]
+        indices[held], cosines[held] = self.delta_indices[at[held]], self.delta_cosines[at[held]]
         return indices, cosines
 
     def in_delta(self, slots: np.ndarray) -> np.ndarray:
-        at = np.minimum(np.searchsorted(self.delta_slots, slots), max(self.delta_slots.size - 1, 0))
-        return self.delta_slots[at] == slots if self.delta_slots.size else np.zeros(slots.shape, dtype=bool)
+        return _found_in(self.delta_slots, slots)[0]
 
     def rows_view(self, rows: np.ndarray) -> RowLists:
         """These lists as row ``i``'s (its vector at slot ``rows[i]``), naming rows."""
@@ -132,7 +140,7 @@ class SlotLists:
         """The same lists ``k`` wide (padding after): an index built with shallower lists, patched wider."""
         if k <= self.k:
             return self
-        indices, cosines = np.full((self.slots, k), -1, dtype=ROW), np.full((self.slots, k), -np.inf, dtype=np.float32)
+        indices, cosines = _padded(self.slots, k)
         indices[:, : self.k], cosines[:, : self.k] = self.lists(np.arange(self.slots))
         return SlotLists.whole(indices, cosines)
 
@@ -165,6 +173,13 @@ class RowLists:
 
     def whole(self) -> NeighbourLists:
         return NeighbourLists(*self.of(np.arange(self.rows.size)))
+
+
+def _found_in(sorted_slots: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per slot, whether ``sorted_slots`` holds it, and where (meaningful where it does)."""
+    at = np.minimum(np.searchsorted(sorted_slots, slots), max(sorted_slots.size - 1, 0))
+    held = sorted_slots[at] == slots if sorted_slots.size else np.zeros(np.shape(slots), dtype=bool)
+    return held, at
 
 
 def _extended(values: np.ndarray, size: int, fill: float) -> np.ndarray:
@@ -202,7 +217,7 @@ def patch_slot_lists(old: SlotLists, old_rows: np.ndarray, vectors: RowVectors, 
     kept = np.flatnonzero(was[:before] & live[:before])
     dead = np.flatnonzero(was[:before] & ~live[:before])
     added = np.flatnonzero(live[before:total]) + before
-    count, last, density = (_extended(part, total, fill).copy() for part, fill in zip(old.summary, (0, -np.inf, 0.0)))
+    count, last, density = _resized(old.summary, total)
     made: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # what changed, by how: slots, indices, cosines
 
     if dead.size:  # what is left of a list that held a removed slot, moved up: still the nearest, only fewer
@@ -256,9 +271,8 @@ def _current(old: SlotLists, lost: tuple[np.ndarray, np.ndarray, np.ndarray] | N
              slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The lists of ``slots`` as they stand after removals (``lost``'s, where it made one), else ``old``'s."""
     indices, cosines = old.lists(slots)
-    if lost is not None and lost[0].size:
-        at = np.minimum(np.searchsorted(lost[0], slots), lost[0].size - 1)
-        hit = lost[0][at] == slots
+    if lost is not None:
+        hit, at = _found_in(lost[0], slots)
         indices[hit], cosines[hit] = lost[1][at[hit]], lost[2][at[hit]]
     return indices, cosines
 
@@ -351,17 +365,17 @@ def _moved(indices: np.ndarray, cosines: np.ndarray, summary: ListSummary, moved
     slot that went)."""
     mapping = np.append(moved, -1)  # padding maps to padding
     old = np.flatnonzero(moved >= 0)
-    out_indices, out_cosines = np.full((slots, indices.shape[1]), -1, dtype=ROW), np.full((slots, indices.shape[1]), -np.inf, dtype=np.float32)
+    out_indices, out_cosines = _padded(slots, indices.shape[1])
     out_indices[moved[old]], out_cosines[moved[old]] = mapping[indices[old]], cosines[old]
     return out_indices, out_cosines, _moved_summary(summary, moved, slots)
 
 
 def _moved_summary(summary: ListSummary, moved: np.ndarray, slots: int) -> ListSummary:
     old = np.flatnonzero(moved >= 0)
-    parts = [_extended(np.zeros(0, dtype=part.dtype), slots, fill) for part, fill in zip(summary, (0, -np.inf, 0.0))]
+    parts = _resized(ListSummary(*(part[:0] for part in summary)), slots)
     for part, values in zip(parts, summary):
         part[moved[old]] = values[old]
-    return ListSummary(*parts)
+    return parts
 
 
 def load_slot_lists(folder: Path, name: str, slots: int) -> SlotLists:
